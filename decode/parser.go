@@ -1,0 +1,390 @@
+package decode
+
+// Defaults applied when the Parser's limits are zero.
+const (
+	DefaultMaxDepth = 1000
+	DefaultMaxBatch = 1000
+)
+
+// noCopy makes go vet's copylocks check flag copies of a Parser.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// Parser scans messages. The zero value is ready to use. A Parser is not safe for concurrent use;
+// keep one per goroutine and reuse it: it keeps its buffers, so it allocates nothing in steady
+// state. It must not be copied after first use.
+type Parser struct {
+	// MaxDepth is the nesting limit: the number of open containers. The envelope object is
+	// depth 1; a batch array is depth 1 and its member objects depth 2. 0 means DefaultMaxDepth.
+	MaxDepth int
+	// MaxBatch is the most members a batch may have. 0 means DefaultMaxBatch.
+	MaxBatch int
+
+	noCopy  noCopy
+	scan    scanner
+	msg     Message
+	batch   []Message // members of the last batch
+	isBatch bool      // the last Parse returned Kind Batch
+	scratch []byte    // unescaped method names
+	err     SyntaxError
+}
+
+// Reset drops all references to the last input and keeps the buffers' capacity.
+func (p *Parser) Reset() {
+	p.msg = Message{}
+	clear(p.batch)
+	p.batch = p.batch[:0]
+	p.isBatch = false
+	p.scratch = p.scratch[:0]
+	p.err = SyntaxError{}
+}
+
+// Parse scans one complete message: a JSON value with optional JSON whitespace around it.
+//
+// For valid JSON it returns the classified Message, owned by the Parser and valid (with all its
+// slices) until the next Parse or Reset. When the bytes are not valid JSON or not UTF-8, are
+// empty or truncated, or nest deeper than MaxDepth, it returns a *SyntaxError (also owned by the
+// Parser). A SyntaxError always wins over a classification problem anywhere in the message.
+//
+// When several classification problems exist, the Reason is the first that applies in this order:
+//  1. ReasonDuplicate: a known member appears twice;
+//  2. ReasonVersion: jsonrpc absent or not "2.0";
+//  3. with method: ReasonMethod (not a string), ReasonMixed (with result or error),
+//     ReasonParams, ReasonID;
+//  4. without method, with result or error: ReasonMixed (both), ReasonResponse (no id),
+//     ReasonID, ReasonResponse (error not an object);
+//  5. otherwise ReasonNoMethod.
+func (p *Parser) Parse(data []byte) (*Message, error) {
+	p.scan.setLimit(p.MaxDepth)
+	p.scratch = p.scratch[:0]
+	p.isBatch = false
+	m := &p.msg
+	*m = Message{}
+	i := skipWS(data, 0)
+	if i >= len(data) {
+		return p.fail(i, codeTruncated)
+	}
+	var c code
+	switch data[i] {
+	case '{':
+		i, c = p.object(data, i, 0, m)
+	case '[':
+		i, c = p.array(data, i, m)
+	default:
+		i, c = scalar(data, i)
+		m.Reason = ReasonNotObject
+	}
+	if c != codeOK {
+		return p.fail(i, c)
+	}
+	if i = skipWS(data, i); i < len(data) {
+		return p.fail(i, codeSyntax)
+	}
+	p.isBatch = m.Kind == Batch
+	return m, nil
+}
+
+// Batch returns the classified members of the last Parse if its Kind was Batch, in order, else
+// nil. The slice and the messages are owned by the Parser and valid until the next Parse.
+func (p *Parser) Batch() []Message {
+	if !p.isBatch {
+		return nil
+	}
+	return p.batch[:len(p.batch):len(p.batch)]
+}
+
+func (p *Parser) fail(i int, c code) (*Message, error) {
+	p.err = SyntaxError{Offset: i, Err: c.err()}
+	return nil, &p.err
+}
+
+// array scans a top-level array at data[i] as a batch.
+func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
+	s := &p.scan
+	if s.maxDepth < 1 {
+		return i, codeDepth
+	}
+	if i = skipWS(data, i+1); i >= len(data) {
+		return i, codeTruncated
+	}
+	if data[i] == ']' {
+		m.Reason = ReasonEmptyBatch
+		return i + 1, codeOK
+	}
+	maxBatch := p.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = DefaultMaxBatch
+	}
+	p.batch = p.batch[:0]
+	var c code
+	for n := 1; ; n++ {
+		if n > maxBatch {
+			// Over the limit: keep validating, stop recording.
+			i, c = s.value(data, i, 1)
+		} else {
+			p.batch = append(p.batch, Message{})
+			bm := &p.batch[len(p.batch)-1]
+			switch data[i] {
+			case '{':
+				i, c = p.object(data, i, 1, bm)
+			case '[':
+				i, c = s.composite(data, i, 1)
+				bm.Reason = ReasonNestedBatch
+			default:
+				i, c = scalar(data, i)
+				bm.Reason = ReasonNotObject
+			}
+		}
+		if c != codeOK {
+			return i, c
+		}
+		if i = skipWS(data, i); i >= len(data) {
+			return i, codeTruncated
+		}
+		switch data[i] {
+		case ',':
+			if i = skipWS(data, i+1); i >= len(data) {
+				return i, codeTruncated
+			}
+			continue
+		case ']':
+			if n > maxBatch {
+				m.Reason = ReasonBatchLimit
+			} else {
+				m.Kind = Batch
+			}
+			return i + 1, codeOK
+		}
+		return i, codeSyntax
+	}
+}
+
+// envelope is what object learns about the known members on its way.
+type envelope struct {
+	seen, dup Members
+	version   bool // jsonrpc is "2.0"
+	methodStr bool // method is a string
+	paramsOK  bool // params is an array or object
+	idOK      bool // id is a string, number or null
+	errorObj  bool // error is an object
+	id        []byte
+}
+
+// object scans the message object at data[i] (depth containers open around it), recording its
+// members in m and classifying it.
+func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
+	s := &p.scan
+	if depth >= s.maxDepth {
+		return i, codeDepth
+	}
+	depth++
+	var (
+		env  envelope
+		c    code
+		esc  bool
+		vesc bool
+	)
+	if i = skipWS(data, i+1); i >= len(data) {
+		return i, codeTruncated
+	}
+	if data[i] == '}' {
+		p.classify(m, &env)
+		return i + 1, codeOK
+	}
+	for {
+		if data[i] != '"' {
+			return i, codeSyntax
+		}
+		ks := i + 1
+		if i, esc, c = scanString(data, i); c != codeOK {
+			return i, c
+		}
+		key := data[ks : i-1]
+		if i < len(data) && data[i] == ':' {
+			i++
+		} else {
+			if i = skipWSSlow(data, i); i >= len(data) {
+				return i, codeTruncated
+			}
+			if data[i] != ':' {
+				return i, codeSyntax
+			}
+			i++
+		}
+		if i = skipWS(data, i); i >= len(data) {
+			return i, codeTruncated
+		}
+		vs := i
+		vesc = false
+		switch b := data[i]; {
+		case b == '"':
+			i, vesc, c = scanString(data, i)
+		case b == '{' || b == '[':
+			i, c = s.composite(data, i, depth)
+		case b == '-' || b-'0' < 10:
+			i, c = scanNumber(data, i)
+		default:
+			i, c = scalar(data, i)
+		}
+		if c != codeOK {
+			return i, c
+		}
+		var k Members
+		if esc {
+			k = memberSlow(key)
+		} else {
+			k = member(key)
+		}
+		if k != 0 {
+			if env.seen&k != 0 {
+				env.dup |= k
+			} else {
+				env.seen |= k
+				p.record(m, &env, k, data[vs:i:i], vesc)
+			}
+		}
+		if i = skipWS(data, i); i >= len(data) {
+			return i, codeTruncated
+		}
+		switch data[i] {
+		case ',':
+			if i = skipWS(data, i+1); i >= len(data) {
+				return i, codeTruncated
+			}
+			continue
+		case '}':
+			p.classify(m, &env)
+			return i + 1, codeOK
+		}
+		return i, codeSyntax
+	}
+}
+
+// member returns the bit of the known member named key (raw, without escapes), or 0.
+func member(key []byte) Members {
+	switch len(key) {
+	case 2:
+		if key[0] == 'i' && key[1] == 'd' {
+			return HasID
+		}
+	case 5:
+		switch string(key) {
+		case "error":
+			return HasError
+		case "_meta":
+			return HasMeta
+		}
+	case 6:
+		switch string(key) {
+		case "method":
+			return HasMethod
+		case "params":
+			return HasParams
+		case "result":
+			return HasResult
+		}
+	case 7:
+		if string(key) == "jsonrpc" {
+			return HasJSONRPC
+		}
+	}
+	return 0
+}
+
+var memberNames = [...]string{"jsonrpc", "method", "params", "id", "result", "error", "_meta"}
+
+// memberSlow is member for a key with escapes.
+func memberSlow(key []byte) Members {
+	for k, name := range memberNames {
+		if KeyEquals(key, name) {
+			return 1 << k
+		}
+	}
+	return 0
+}
+
+// record notes the first occurrence of known member k with raw value v (vesc: v is a string
+// with escapes).
+func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc bool) {
+	switch k {
+	case HasJSONRPC:
+		env.version = string(v) == `"2.0"` || vesc && KeyEquals(v[1:len(v)-1], "2.0")
+	case HasMethod:
+		if v[0] != '"' {
+			return
+		}
+		env.methodStr = true
+		name := v[1 : len(v)-1 : len(v)-1]
+		if vesc {
+			start := len(p.scratch)
+			p.scratch, _ = appendUnescaped(p.scratch, name)
+			name = p.scratch[start:len(p.scratch):len(p.scratch)]
+		}
+		m.Method = name
+	case HasParams:
+		m.Params = v
+		env.paramsOK = v[0] == '{' || v[0] == '['
+	case HasID:
+		b := v[0]
+		env.id = v
+		env.idOK = b == '"' || b == 'n' || b == '-' || b-'0' < 10
+	case HasResult:
+		m.Result = v
+	case HasError:
+		m.Error = v
+		env.errorObj = v[0] == '{'
+	case HasMeta:
+		m.Meta = v
+	}
+}
+
+// classify sets m's Kind, Seen, Reason and ID from env; see Parse for the order of checks.
+func (p *Parser) classify(m *Message, env *envelope) {
+	seen := env.seen
+	m.Seen = seen
+	if seen&HasID != 0 && env.dup&HasID == 0 && env.idOK {
+		m.ID = env.id
+	}
+	kind, reason := Invalid, ReasonNone
+	switch {
+	case env.dup != 0:
+		reason = ReasonDuplicate
+	case !env.version:
+		reason = ReasonVersion
+	case seen&HasMethod != 0:
+		switch {
+		case !env.methodStr:
+			reason = ReasonMethod
+		case seen&(HasResult|HasError) != 0:
+			reason = ReasonMixed
+		case seen&HasParams != 0 && !env.paramsOK:
+			reason = ReasonParams
+		case seen&HasID == 0:
+			kind = Notification
+		case !env.idOK:
+			reason = ReasonID
+		default:
+			kind = Call
+		}
+	case seen&(HasResult|HasError) == HasResult|HasError:
+		reason = ReasonMixed
+	case seen&(HasResult|HasError) != 0:
+		switch {
+		case seen&HasID == 0:
+			reason = ReasonResponse
+		case !env.idOK:
+			reason = ReasonID
+		case seen&HasResult != 0:
+			kind = Result
+		case !env.errorObj:
+			reason = ReasonResponse
+		default:
+			kind = ErrorResponse
+		}
+	default:
+		reason = ReasonNoMethod
+	}
+	m.Kind, m.Reason = kind, reason
+}

@@ -1,0 +1,177 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/pool"
+)
+
+// Registration errors.
+var (
+	ErrReserved  = errors.New("dispatch: method names starting with \"rpc.\" are reserved")
+	ErrDuplicate = errors.New("dispatch: method already registered")
+	ErrFrozen    = errors.New("dispatch: engine already serving; register before the first message")
+	ErrBadMethod = errors.New("dispatch: method needs a non-empty name and a handler")
+)
+
+// RegisterError names the method a registration error is about.
+type RegisterError struct {
+	Name string
+	Err  error
+}
+
+func (e *RegisterError) Error() string { return e.Err.Error() + ": " + strconv.Quote(e.Name) }
+func (e *RegisterError) Unwrap() error { return e.Err }
+
+// Engine holds the method table and processes messages. Create it with [New],
+// register methods, then call Process from any number of goroutines.
+type Engine struct {
+	_ noCopy
+
+	maxBatch int
+	maxDepth int
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	frozen  atomic.Bool
+	methods []Method
+	mws     []Middleware
+	table   map[string]*method
+
+	states  sync.Pool
+	workers *pool.Workers
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	invalidData [decode.ReasonBatchLimit + 1][]byte // error.data per Reason, prebuilt
+	depthData   []byte
+	dropped     atomic.Uint64
+}
+
+// method is a frozen table entry.
+type method struct {
+	name       string
+	h          Handler
+	inline     bool
+	concurrent bool
+}
+
+// New returns an Engine configured by opts (nil means the defaults).
+func New(opts *Options) *Engine {
+	e := &Engine{
+		maxBatch: opts.maxBatch(),
+		maxDepth: opts.maxDepth(),
+		log:      opts.logger(),
+		workers: pool.NewWorkers(&pool.WorkersOptions{
+			Max:         opts.maxWorkers(),
+			IdleTimeout: opts.workerIdle(),
+		}),
+	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.states.New = func() any { return e.newState() }
+	for r := decode.ReasonNone; r <= decode.ReasonBatchLimit; r++ {
+		text := r.String()
+		if r == decode.ReasonBatchLimit {
+			text = "batch has more than " + strconv.Itoa(e.maxBatch) + " members"
+		}
+		e.invalidData[r] = encode.AppendString(nil, text)
+	}
+	e.depthData = encode.AppendString(nil, "nesting deeper than "+strconv.Itoa(e.maxDepth))
+	return e
+}
+
+// Register adds a method served by h. See [Engine.RegisterMethod].
+func (e *Engine) Register(name string, h Handler) error {
+	return e.RegisterMethod(Method{Name: name, Handler: h})
+}
+
+// RegisterMethod adds a method. It fails for an empty name or nil handler, a
+// reserved "rpc." name, a name registered before, or once the engine froze.
+func (e *Engine) RegisterMethod(m Method) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var err error
+	switch {
+	case e.frozen.Load():
+		err = ErrFrozen
+	case m.Name == "" || m.Handler == nil:
+		err = ErrBadMethod
+	case strings.HasPrefix(m.Name, "rpc."):
+		err = ErrReserved
+	}
+	for i := range e.methods {
+		if err == nil && e.methods[i].Name == m.Name {
+			err = ErrDuplicate
+		}
+	}
+	if err != nil {
+		return &RegisterError{Name: m.Name, Err: err}
+	}
+	e.methods = append(e.methods, m)
+	return nil
+}
+
+// Use adds middleware, applied to every method when the table freezes. The
+// first middleware added is the outermost.
+func (e *Engine) Use(mw ...Middleware) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.frozen.Load() {
+		return ErrFrozen
+	}
+	e.mws = append(e.mws, mw...)
+	return nil
+}
+
+// Freeze builds the method table. Process calls it on first use; calling it
+// earlier moves that work to start-up. Registration fails afterwards.
+func (e *Engine) Freeze() {
+	if e.frozen.Load() {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.frozen.Load() {
+		return
+	}
+	table := make(map[string]*method, len(e.methods))
+	for _, m := range e.methods {
+		h := m.Handler
+		for i := len(e.mws) - 1; i >= 0; i-- {
+			h = e.mws[i](m.Name, h)
+		}
+		table[m.Name] = &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent}
+	}
+	e.table = table
+	e.frozen.Store(true)
+}
+
+// Context returns the engine's base context, the parent of every handler's
+// context; it is cancelled by Close.
+func (e *Engine) Context() context.Context { return e.ctx }
+
+// Close cancels the context of every running handler and stops the idle
+// worker goroutines, waiting for running batch members to return. Process
+// must not be called after Close.
+func (e *Engine) Close() {
+	e.cancel()
+	e.workers.Stop()
+}
+
+// Dropped returns how many Response messages arrived that no caller was
+// waiting for (they are never answered).
+func (e *Engine) Dropped() uint64 { return e.dropped.Load() }
+
+// noCopy lets go vet flag copies of an Engine.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

@@ -1,0 +1,58 @@
+package dispatch
+
+import (
+	"context"
+
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// Handler serves one method. ServeRPC gets the request's params as raw JSON
+// (nil when absent; already validated) and appends the result's JSON to dst,
+// returning the extended slice. Appending nothing means a null result.
+//
+// To fail, return an error: an *Error (see [NewError] and [Code.Err]) becomes
+// that error object; any other error becomes -32603 Internal error. params and
+// dst are valid only during the call; ctx carries the request's _meta
+// (see [Meta]) and is cancelled when the engine shuts down.
+type Handler interface {
+	ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error)
+}
+
+// HandlerFunc adapts a function to a Handler.
+type HandlerFunc func(ctx context.Context, params, dst []byte) ([]byte, error)
+
+// ServeRPC calls f.
+func (f HandlerFunc) ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error) {
+	return f(ctx, params, dst)
+}
+
+var _ Handler = HandlerFunc(nil)
+
+// Middleware wraps the handler of one method. It is applied once, when the
+// method table is frozen, not per message.
+type Middleware func(method string, next Handler) Handler
+
+// Method describes one registered method.
+type Method struct {
+	// Name is the method name; names starting with "rpc." are reserved.
+	Name string
+	// Handler serves the method.
+	Handler Handler
+	// Inline marks a cheap, non-blocking handler: it may run on the caller's
+	// goroutine, also as a batch member, to save a goroutine hand-off.
+	// Leave it false for anything that waits (I/O, locks, sleeps).
+	Inline bool
+	// Concurrent lets notifications of this method run out of arrival order.
+	Concurrent bool
+}
+
+// Error is a JSON-RPC error object; see encode.Error.
+type Error = encode.Error
+
+// Code is a JSON-RPC error code; see encode.Code.
+type Code = encode.Code
+
+// NewError returns an error object with code, message and optional raw JSON data.
+func NewError(code Code, message string, data []byte) *Error {
+	return encode.NewError(code, message, data)
+}

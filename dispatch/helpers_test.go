@@ -1,0 +1,81 @@
+package dispatch_test
+
+import (
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/dispatch"
+)
+
+// resp is a response parsed with encoding/json; RawMessage keeps id bytes exact.
+type resp struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+func newDemo(tb testing.TB, opts *dispatch.Options, extra ...dispatch.Method) *dispatch.Engine {
+	tb.Helper()
+	if opts == nil {
+		opts = &dispatch.Options{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := dispatch.New(opts)
+	if err := demo.Register(e); err != nil {
+		tb.Fatal(err)
+	}
+	for _, m := range extra {
+		if err := e.RegisterMethod(m); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	tb.Cleanup(e.Close)
+	return e
+}
+
+// parseOne parses a single (non-batch) response, checking the envelope rules.
+func parseOne(tb testing.TB, out []byte) resp {
+	tb.Helper()
+	var r resp
+	if err := json.Unmarshal(out, &r); err != nil {
+		tb.Fatalf("response %q is not one JSON object: %v", out, err)
+	}
+	checkEnvelope(tb, out, r)
+	return r
+}
+
+func checkEnvelope(tb testing.TB, raw []byte, r resp) {
+	tb.Helper()
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		tb.Fatalf("response %s: %v", raw, err)
+	}
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
+	_, hasID := members["id"]
+	if r.JSONRPC != "2.0" || hasResult == hasError || !hasID {
+		tb.Fatalf("malformed response envelope: %s", raw)
+	}
+}
+
+func parseBatch(tb testing.TB, out []byte) []resp {
+	tb.Helper()
+	var raws []json.RawMessage
+	if err := json.Unmarshal(out, &raws); err != nil {
+		tb.Fatalf("response %q is not a JSON array: %v", out, err)
+	}
+	rs := make([]resp, len(raws))
+	for i, raw := range raws {
+		rs[i] = parseOne(tb, raw)
+	}
+	return rs
+}

@@ -1,0 +1,151 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/bytesconv"
+)
+
+// Process appends the response to msg, one complete message (single or
+// batch), onto dst and returns it. It returns dst unchanged when no response
+// is due (notifications, a batch of only notifications, responses). Handler
+// contexts derive from the engine's context. Safe for concurrent use.
+func (e *Engine) Process(dst, msg []byte) []byte {
+	return e.ProcessContext(e.ctx, dst, msg)
+}
+
+// ProcessContext is Process with ctx as the parent of the handlers' contexts
+// (a server passes a context cancelled on shutdown or disconnect).
+func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
+	if !e.frozen.Load() {
+		e.Freeze()
+	}
+	s := e.getState()
+	m, err := s.p.Parse(msg)
+	switch {
+	case err != nil:
+		dst = e.appendParseError(s, dst, err)
+	case m.Kind == decode.Batch:
+		dst = e.processBatch(ctx, s, dst)
+	default:
+		s.cc.Context = ctx
+		dst = e.processOne(&s.cc, dst, m)
+	}
+	e.putState(s)
+	return dst
+}
+
+// processOne appends the response to one classified message, if one is due.
+func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message) []byte {
+	switch m.Kind {
+	case decode.Call, decode.Notification:
+		return e.serve(cc, dst, m)
+	case decode.Invalid:
+		return encode.AppendError(dst, m.ID, encode.CodeInvalidRequest,
+			encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
+	default: // a Response nobody here is waiting for
+		e.dropped.Add(1)
+		return dst
+	}
+}
+
+// serve runs the method of a Call or Notification.
+func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
+	md := e.table[bytesconv.B2S(m.Method)]
+	if md == nil {
+		if m.Kind == decode.Notification {
+			return dst
+		}
+		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
+	}
+	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
+	start := len(dst)
+	dst = appendResultStart(dst, m.ID)
+	mark := len(dst)
+	out, err := e.invoke(md, cc, m.Params, dst)
+	cc.meta, cc.id, cc.method = nil, nil, nil
+	switch {
+	case m.Kind == decode.Notification:
+		return dst[:start]
+	case err != nil:
+		return appendHandlerError(dst[:start], m.ID, err)
+	case len(out) < mark: // the handler returned its own bytes, not dst extended
+		out = append(dst[:mark], out...)
+	}
+	if len(out) == mark {
+		out = append(out, "null"...)
+	}
+	return append(out, '}')
+}
+
+// invoke calls the handler, turning a panic into an Internal error.
+func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))
+			out, err = dst, errPanic
+		}
+	}()
+	return md.h.ServeRPC(cc, params, dst)
+}
+
+var errPanic = encode.NewError(encode.CodeInternalError, encode.CodeInternalError.String(),
+	[]byte(`"handler panicked"`))
+
+// appendHandlerError appends the error response for a handler's error.
+func appendHandlerError(dst, id []byte, err error) []byte {
+	if re, ok := err.(*Error); ok {
+		return encode.AppendErrorValue(dst, id, re)
+	}
+	var re *Error
+	switch {
+	case errors.As(err, &re):
+		return encode.AppendErrorValue(dst, id, re)
+	case errors.Is(err, context.DeadlineExceeded):
+		return encode.AppendStdError(dst, id, encode.CodeTimeout)
+	case errors.Is(err, context.Canceled):
+		return encode.AppendStdError(dst, id, encode.CodeShuttingDown)
+	}
+	data := encode.AppendString(nil, err.Error())
+	return encode.AppendError(dst, id, encode.CodeInternalError, encode.CodeInternalError.String(), data)
+}
+
+// appendParseError answers bytes that are not one valid JSON value. A nesting
+// limit violation is valid JSON over a limit: Invalid Request.
+func (e *Engine) appendParseError(s *state, dst []byte, err error) []byte {
+	se, _ := err.(*decode.SyntaxError)
+	if se != nil && se.Err == decode.ErrDepth {
+		return encode.AppendError(dst, nil, encode.CodeInvalidRequest,
+			encode.CodeInvalidRequest.String(), e.depthData)
+	}
+	s.scratch = append(s.scratch[:0], '"')
+	s.scratch = append(s.scratch, "invalid JSON"...)
+	if se != nil {
+		if se.Err == decode.ErrUTF8 {
+			s.scratch = append(s.scratch[:0], `"invalid UTF-8`...)
+		}
+		s.scratch = append(s.scratch, " at offset "...)
+		s.scratch = strconv.AppendInt(s.scratch, int64(se.Offset), 10)
+	}
+	s.scratch = append(s.scratch, '"')
+	return encode.AppendError(dst, nil, encode.CodeParseError, encode.CodeParseError.String(), s.scratch)
+}
+
+const resultStart = `{"jsonrpc":"2.0","id":`
+
+// appendResultStart appends a success response up to its result value; the
+// handler appends the result, then the caller closes the object.
+func appendResultStart(dst, id []byte) []byte {
+	dst = append(dst, resultStart...)
+	if len(id) == 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, id...)
+	}
+	return append(dst, `,"result":`...)
+}

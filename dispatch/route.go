@@ -1,0 +1,84 @@
+package dispatch
+
+import (
+	"context"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/internal/bytesconv"
+)
+
+// Route tells a server where a message should run.
+type Route uint8
+
+const (
+	// RouteInline: the message was processed on the caller's goroutine.
+	RouteInline Route = iota
+	// RouteWorker: a call or batch that may block; run ProcessContext on a
+	// worker goroutine so it blocks nothing else.
+	RouteWorker
+	// RouteOrdered: a notification of a non-concurrent method that may block;
+	// run ProcessContext on the connection's serial queue, in arrival order.
+	RouteOrdered
+)
+
+// TryProcess is the server's entry point. When everything msg would run is
+// inline (cheap, non-blocking handlers; errors; responses) it processes msg
+// like ProcessContext and returns the extended dst and RouteInline, with no
+// goroutine hand-off. Otherwise it runs nothing and returns dst unchanged and
+// the route on which the caller should run ProcessContext for msg (msg must
+// then be copied if its buffer is reused).
+func (e *Engine) TryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route) {
+	if !e.frozen.Load() {
+		e.Freeze()
+	}
+	s := e.getState()
+	m, err := s.p.Parse(msg)
+	route := RouteInline
+	switch {
+	case err != nil:
+		dst = e.appendParseError(s, dst, err)
+	case m.Kind == decode.Batch:
+		if route = e.batchRoute(s.p.Batch()); route == RouteInline {
+			dst = e.processBatch(ctx, s, dst)
+		}
+	default:
+		if route = e.route(m); route == RouteInline {
+			s.cc.Context = ctx
+			dst = e.processOne(&s.cc, dst, m)
+		}
+	}
+	e.putState(s)
+	return dst, route
+}
+
+// route decides where one message runs.
+func (e *Engine) route(m *decode.Message) Route {
+	if m.Kind != decode.Call && m.Kind != decode.Notification {
+		return RouteInline
+	}
+	md := e.table[bytesconv.B2S(m.Method)]
+	switch {
+	case md == nil || md.inline:
+		return RouteInline
+	case m.Kind == decode.Notification && !md.concurrent:
+		return RouteOrdered
+	}
+	return RouteWorker
+}
+
+// batchRoute: a batch runs inline only when all its members do; one with
+// ordered notifications runs on the serial queue so they keep their order.
+func (e *Engine) batchRoute(ms []decode.Message) Route {
+	route := RouteInline
+	for i := range ms {
+		switch e.route(&ms[i]) {
+		case RouteWorker:
+			if route == RouteInline {
+				route = RouteWorker
+			}
+		case RouteOrdered:
+			route = RouteOrdered
+		}
+	}
+	return route
+}

@@ -1,0 +1,149 @@
+package encode
+
+import "strconv"
+
+// The constant parts of every message.
+const (
+	head        = `{"jsonrpc":"2.0","id":`
+	resultKey   = `,"result":`
+	errorHead   = `,"error":{"code":`
+	messageKey  = `,"message":`
+	dataKey     = `,"data":`
+	methodHead  = `,"method":`
+	paramsKey   = `,"params":`
+	notifHead   = `{"jsonrpc":"2.0","method":`
+	null        = `null`
+	errorTail   = `}}`
+	messageTail = `}`
+)
+
+// AppendInt appends the decimal form of n.
+func AppendInt(dst []byte, n int64) []byte {
+	return strconv.AppendInt(dst, n, 10)
+}
+
+// appendRaw appends the raw JSON v, or null when v is empty.
+func appendRaw(dst, v []byte) []byte {
+	if len(v) == 0 {
+		return append(dst, null...)
+	}
+	return append(dst, v...)
+}
+
+// AppendResult appends {"jsonrpc":"2.0","id":ID,"result":RESULT}. id and
+// result are raw JSON copied byte for byte; an empty id or result writes
+// null.
+func AppendResult(dst, id, result []byte) []byte {
+	dst = AppendResultStart(dst, id)
+	dst = appendRaw(dst, result)
+	return append(dst, messageTail...)
+}
+
+// AppendResultStart appends {"jsonrpc":"2.0","id":ID,"result": so that a raw
+// handler can append its result straight into dst; AppendResultEnd closes
+// the object. A caller that must answer with an error instead after the
+// handler wrote part of a result truncates dst to its length before
+// AppendResultStart.
+func AppendResultStart(dst, id []byte) []byte {
+	dst = append(dst, head...)
+	dst = appendRaw(dst, id)
+	return append(dst, resultKey...)
+}
+
+// AppendResultEnd closes a response opened with AppendResultStart.
+func AppendResultEnd(dst []byte) []byte {
+	return append(dst, messageTail...)
+}
+
+// AppendError appends
+// {"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":"M","data":D}}.
+// id is raw JSON (empty writes null), message is escaped with AppendString,
+// and data is raw JSON that is left out when empty.
+func AppendError(dst, id []byte, code Code, message string, data []byte) []byte {
+	dst = append(dst, head...)
+	dst = appendRaw(dst, id)
+	dst = append(dst, errorHead...)
+	dst = strconv.AppendInt(dst, int64(code), 10)
+	dst = append(dst, messageKey...)
+	dst = AppendString(dst, message)
+	if len(data) > 0 {
+		dst = append(dst, dataKey...)
+		dst = append(dst, data...)
+	}
+	return append(dst, errorTail...)
+}
+
+// AppendErrorValue appends the error response for e. A nil e writes the
+// standard internal error.
+func AppendErrorValue(dst, id []byte, e *Error) []byte {
+	if e == nil {
+		return AppendStdError(dst, id, CodeInternalError)
+	}
+	return AppendError(dst, id, e.Code, e.Message, e.Data)
+}
+
+// AppendStdError appends the error response for code with its standard
+// message (code.String()) and no data. For the named codes the constant
+// parts are prebuilt: it costs two copies around the id.
+func AppendStdError(dst, id []byte, code Code) []byte {
+	tail := stdErrorTail(code)
+	if tail == "" {
+		return AppendError(dst, id, code, code.String(), nil)
+	}
+	dst = append(dst, head...)
+	dst = appendRaw(dst, id)
+	return append(dst, tail...)
+}
+
+// stdErrorTail returns what follows the id in the standard error response
+// for code, or "" when code has none. TestStdErrorTail checks each against
+// AppendError.
+func stdErrorTail(code Code) string {
+	switch code {
+	case CodeParseError:
+		return `,"error":{"code":-32700,"message":"Parse error"}}`
+	case CodeInvalidRequest:
+		return `,"error":{"code":-32600,"message":"Invalid Request"}}`
+	case CodeMethodNotFound:
+		return `,"error":{"code":-32601,"message":"Method not found"}}`
+	case CodeInvalidParams:
+		return `,"error":{"code":-32602,"message":"Invalid params"}}`
+	case CodeInternalError:
+		return `,"error":{"code":-32603,"message":"Internal error"}}`
+	case CodeServerError:
+		return `,"error":{"code":-32000,"message":"Server error"}}`
+	case CodeOverloaded:
+		return `,"error":{"code":-32001,"message":"Server overloaded"}}`
+	case CodeShuttingDown:
+		return `,"error":{"code":-32002,"message":"Server shutting down"}}`
+	case CodeTimeout:
+		return `,"error":{"code":-32003,"message":"Request timed out"}}`
+	}
+	return ""
+}
+
+// AppendRequest appends {"jsonrpc":"2.0","id":ID,"method":"M","params":P}.
+// id is raw JSON (empty writes null: a call with a null id, not a
+// notification), method is escaped, params is raw JSON left out when empty.
+func AppendRequest(dst, id []byte, method string, params []byte) []byte {
+	dst = append(dst, head...)
+	dst = appendRaw(dst, id)
+	dst = append(dst, methodHead...)
+	return appendMethodParams(dst, method, params)
+}
+
+// AppendNotification appends {"jsonrpc":"2.0","method":"M","params":P}, with
+// params left out when empty.
+func AppendNotification(dst []byte, method string, params []byte) []byte {
+	dst = append(dst, notifHead...)
+	return appendMethodParams(dst, method, params)
+}
+
+func appendMethodParams(dst []byte, method string, params []byte) []byte {
+	dst = AppendString(dst, method)
+	if len(params) > 0 {
+		dst = append(dst, paramsKey...)
+		dst = append(dst, params...)
+	}
+	return append(dst, messageTail...)
+}

@@ -1,0 +1,17 @@
+// Package bytesconv holds the project's only unsafe conversions between
+// string and []byte. Both are zero-copy: the caller must not modify the bytes
+// while the string is in use.
+package bytesconv
+
+import "unsafe"
+
+// B2S returns b as a string without copying. b must not be modified while the
+// string is alive.
+func B2S(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// S2B returns s as a []byte without copying. The result must never be written to.
+func S2B(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
