@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 	f(` { "jsonrpc" : "2.0" , "method" : "a" , "id" : 1 } `, Call, ReasonNone)
 	f("\t\r\n{\"jsonrpc\"\n:\t\"2.0\",\"method\":\"a\"}\n", Notification, ReasonNone)
 	f(req(`"method":"a","x":[1,{"y":null}],"Method":1,"ID":{}`), Notification, ReasonNone) // unknown members
-	f(req(`"method":"a","x":1,"x":2`), Notification, ReasonNone)                            // unknown twice is fine
+	f(req(`"method":"a","x":1,"x":2`), Notification, ReasonNone)                           // unknown twice is fine
 	f(req(`"method":"a","_meta":{"progressToken":1},"id":1`), Call, ReasonNone)
 
 	// Responses.

@@ -1,5 +1,7 @@
 package decode
 
+import "encoding/binary"
+
 // Defaults applied when the Parser's limits are zero.
 const (
 	DefaultMaxDepth = 1000
@@ -197,11 +199,18 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		if data[i] != '"' {
 			return i, codeSyntax
 		}
-		ks := i + 1
-		if i, esc, c = scanString(data, i); c != codeOK {
-			return i, c
+		k, end := fastKey(data, i)
+		if end == i {
+			if end, esc, c = scanString(data, i); c != codeOK {
+				return end, c
+			}
+			if key := data[i+1 : end-1]; esc {
+				k = memberSlow(key)
+			} else {
+				k = member(key)
+			}
 		}
-		key := data[ks : i-1]
+		i = end
 		if i < len(data) && data[i] == ':' {
 			i++
 		} else {
@@ -220,7 +229,11 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		vesc = false
 		switch b := data[i]; {
 		case b == '"':
-			i, vesc, c = scanString(data, i)
+			if k == HasJSONRPC && i+5 <= len(data) && string(data[i:i+5]) == `"2.0"` {
+				i += 5
+			} else {
+				i, vesc, c = scanString(data, i)
+			}
 		case b == '{' || b == '[':
 			i, c = s.composite(data, i, depth)
 		case b == '-' || b-'0' < 10:
@@ -230,12 +243,6 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		}
 		if c != codeOK {
 			return i, c
-		}
-		var k Members
-		if esc {
-			k = memberSlow(key)
-		} else {
-			k = member(key)
 		}
 		if k != 0 {
 			if env.seen&k != 0 {
@@ -260,6 +267,45 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		}
 		return i, codeSyntax
 	}
+}
+
+// Known member names as they are usually written, quotes included, read little-endian.
+const (
+	rawMethod  = 0x22646f6874656d22 // "method"
+	rawParams  = 0x22736d6172617022 // "params"
+	rawResult  = 0x22746c7573657222 // "result"
+	rawJSONRPC = 0x6370726e6f736a22 // "jsonrpc (its closing quote is the 9th byte)
+	rawID      = 0x22646922         // "id"
+	rawError   = 0x22726f72726522   // "error"
+	rawMeta    = 0x226174656d5f22   // "_meta"
+	low7       = 1<<56 - 1
+)
+
+// fastKey recognises a known member name written without escapes at data[i] (a quote) with one
+// 8-byte load and returns its bit and the offset after its closing quote, or (0, i) when it
+// cannot tell: then the name must be scanned.
+func fastKey(data []byte, i int) (Members, int) {
+	if i+9 > len(data) {
+		return 0, i
+	}
+	w := binary.LittleEndian.Uint64(data[i:])
+	switch {
+	case w == rawMethod:
+		return HasMethod, i + 8
+	case w == rawParams:
+		return HasParams, i + 8
+	case uint32(w) == rawID:
+		return HasID, i + 4
+	case w == rawJSONRPC && data[i+8] == '"':
+		return HasJSONRPC, i + 9
+	case w == rawResult:
+		return HasResult, i + 8
+	case w&low7 == rawError:
+		return HasError, i + 7
+	case w&low7 == rawMeta:
+		return HasMeta, i + 7
+	}
+	return 0, i
 }
 
 // member returns the bit of the known member named key (raw, without escapes), or 0.

@@ -117,7 +117,7 @@ func hex4(s []byte) rune {
 		case b-'0' < 10:
 			b -= '0'
 		case b|0x20-'a' < 6:
-			b = b|0x20 - 'a' + 10
+			b = b | 0x20 - 'a' + 10
 		default:
 			return -1
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 )
 
@@ -29,51 +30,33 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte) []byte 
 		}
 	}
 	start := len(dst)
-	dst = append(dst, '[')
-	n := 0
+	dst = encode.AppendBatchStart(dst)
 	for i := range ms {
-		if async >= 2 && ms[i].async {
-			continue
+		if async < 2 || !ms[i].async {
+			dst = e.appendMember(dst, start, &ms[i])
 		}
-		dst, n = e.appendMember(dst, &ms[i], n)
 	}
 	if async >= 2 {
 		s.wg.Wait()
 		for i := range ms {
 			if ms[i].async {
-				dst, n = joinMember(dst, ms[i].out, n)
+				dst = encode.AppendBatchMember(dst, start, ms[i].out)
 			}
 		}
 	}
-	if n == 0 {
-		return dst[:start] // only notifications: nothing at all
-	}
-	return append(dst, ']')
+	return encode.FinishBatch(dst, start) // only notifications: nothing at all
 }
 
-// appendMember processes one member straight into dst, adding the separator
-// only when the member produced a response.
-func (e *Engine) appendMember(dst []byte, mb *member, n int) ([]byte, int) {
+// appendMember processes one member straight into the batch at dst[start:],
+// taking the separator back when the member produced no response.
+func (e *Engine) appendMember(dst []byte, start int, mb *member) []byte {
 	before := len(dst)
-	if n > 0 {
-		dst = append(dst, ',')
-	}
+	dst = encode.AppendBatchSep(dst, start)
 	mark := len(dst)
-	dst = e.processOne(&mb.cc, dst, mb.m)
-	if len(dst) == mark {
-		return dst[:before], n
+	if dst = e.processOne(&mb.cc, dst, mb.m); len(dst) == mark {
+		return dst[:before]
 	}
-	return dst, n + 1
-}
-
-func joinMember(dst, out []byte, n int) ([]byte, int) {
-	if len(out) == 0 {
-		return dst, n
-	}
-	if n > 0 {
-		dst = append(dst, ',')
-	}
-	return append(dst, out...), n + 1
+	return dst
 }
 
 // blocking reports whether a member runs a handler that may wait: a call of a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/pool"
 )
 
 // Options configures an Engine. A nil *Options, and every zero field, means
@@ -15,7 +16,7 @@ type Options struct {
 	// MaxDepth is the deepest nesting a message may have (default 1000).
 	MaxDepth int
 	// MaxWorkers bounds the pooled goroutines that run batch members
-	// concurrently (default 10000). When all are busy, members run on the
+	// concurrently (default pool.DefaultMaxWorkers, 16384). When all are busy, members run on the
 	// caller's goroutine.
 	MaxWorkers int
 	// WorkerIdle is how long an idle worker goroutine is kept (default 10s).
@@ -25,7 +26,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-const defaultMaxWorkers = 10000
+const defaultMaxWorkers = pool.DefaultMaxWorkers
 
 func (o *Options) maxBatch() int {
 	if o == nil || o.MaxBatch <= 0 {

@@ -65,7 +65,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	}
 	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
 	start := len(dst)
-	dst = appendResultStart(dst, m.ID)
+	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
 	out, err := e.invoke(md, cc, m.Params, dst)
 	cc.meta, cc.id, cc.method = nil, nil, nil
@@ -80,7 +80,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	if len(out) == mark {
 		out = append(out, "null"...)
 	}
-	return append(out, '}')
+	return encode.AppendResultEnd(out)
 }
 
 // invoke calls the handler, turning a panic into an Internal error.
@@ -134,18 +134,4 @@ func (e *Engine) appendParseError(s *state, dst []byte, err error) []byte {
 	}
 	s.scratch = append(s.scratch, '"')
 	return encode.AppendError(dst, nil, encode.CodeParseError, encode.CodeParseError.String(), s.scratch)
-}
-
-const resultStart = `{"jsonrpc":"2.0","id":`
-
-// appendResultStart appends a success response up to its result value; the
-// handler appends the result, then the caller closes the object.
-func appendResultStart(dst, id []byte) []byte {
-	dst = append(dst, resultStart...)
-	if len(id) == 0 {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, id...)
-	}
-	return append(dst, `,"result":`...)
 }

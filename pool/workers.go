@@ -12,8 +12,10 @@ import (
 // passing the task as an argument, while fewer than Max exist; otherwise it
 // refuses. A cleaner goroutine, started with the first worker, wakes every
 // IdleTimeout and sends nil to workers idle longer than that, which makes
-// them exit. Stop sends nil to every idle worker, lets busy ones exit when
-// their task returns, and waits for all of them and the cleaner.
+// them exit; once no worker is left the cleaner exits too, so an unused
+// pool holds no goroutine. Stop sends nil to every idle worker, lets busy
+// ones exit when their task returns, and waits for all of them and the
+// cleaner.
 
 // Task is work to run on a worker.
 type Task interface {
@@ -77,7 +79,7 @@ type Workers struct {
 	mu       sync.Mutex
 	idle     []*worker // stack; idle[len-1] was used last
 	count    int       // live worker goroutines, busy or idle
-	cleaning bool      // the cleaner goroutine has been started
+	cleaning bool      // the cleaner goroutine is running
 	stopped  bool
 
 	stop    chan struct{}  // closed by Stop; ends the cleaner
@@ -91,7 +93,8 @@ type worker struct {
 }
 
 // NewWorkers returns a pool configured by opts (nil means the defaults).
-// No goroutine starts until the first Submit.
+// No goroutine starts until the first Submit, and none is left once every
+// worker has been idle for a while; Stop ends them at once.
 func NewWorkers(opts *WorkersOptions) *Workers {
 	return &Workers{
 		max:         opts.max(),
@@ -102,7 +105,8 @@ func NewWorkers(opts *WorkersOptions) *Workers {
 
 // Submit runs t on a worker and returns true, or returns false without
 // running t when Max workers are all busy or Stop has been called; the
-// caller then decides (run it inline, answer "overloaded"). Submit never
+// caller then decides (run it inline, answer "overloaded"). t must not be
+// nil. Submit never
 // waits for a worker. In steady state (a worker idle) it does not allocate;
 // the task itself should be a pointer so that boxing it in the interface
 // does not allocate either. t.Run must not panic: a panic ends the process,
@@ -184,15 +188,23 @@ func (w *Workers) clean() {
 		case <-w.stop:
 			return
 		case now := <-tick.C:
-			w.expire(now.Add(-w.idleTimeout))
+			if !w.expire(now.Add(-w.idleTimeout)) {
+				return
+			}
 		}
 	}
 }
 
 // expire tells the workers idle since before deadline to exit. They are at
-// the bottom of the stack.
-func (w *Workers) expire(deadline time.Time) {
+// the bottom of the stack. When no worker is left it ends the cleaner: it
+// returns false, and the next new worker starts another.
+func (w *Workers) expire(deadline time.Time) bool {
 	w.mu.Lock()
+	if w.count == 0 {
+		w.cleaning = false
+		w.mu.Unlock()
+		return false
+	}
 	n := 0
 	for n < len(w.idle) && w.idle[n].lastUsed.Before(deadline) {
 		n++
@@ -207,6 +219,7 @@ func (w *Workers) expire(deadline time.Time) {
 		wk.tasks <- nil
 		w.expired[i] = nil
 	}
+	return true
 }
 
 // Stop refuses further tasks, ends idle workers, waits for running tasks to
@@ -238,12 +251,18 @@ func (w *Workers) Running() int {
 	return w.count
 }
 
-// Idle returns the number of workers waiting for a task; Running() - Idle()
-// are busy.
+// Idle returns the number of workers waiting for a task.
 func (w *Workers) Idle() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.idle)
+}
+
+// Busy returns the number of workers running a task (or about to).
+func (w *Workers) Busy() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.count - len(w.idle)
 }
 
 // Max returns the most workers the pool runs at once.

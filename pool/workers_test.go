@@ -103,8 +103,8 @@ func TestWorkersSaturated(t *testing.T) {
 		}
 		recv(t, bs[i].started, "task start")
 	}
-	if w.Running() != max || w.Idle() != 0 {
-		t.Fatalf("Running %d Idle %d, want %d and 0", w.Running(), w.Idle(), max)
+	if w.Running() != max || w.Busy() != max || w.Idle() != 0 {
+		t.Fatalf("Running %d Busy %d Idle %d, want %d, %d and 0", w.Running(), w.Busy(), w.Idle(), max, max)
 	}
 	ran := false
 	if w.Submit(pool.TaskFunc(func() { ran = true })) {
@@ -133,6 +133,7 @@ func TestWorkersSaturated(t *testing.T) {
 }
 
 func TestWorkersIdleTimeout(t *testing.T) {
+	before := runtime.NumGoroutine()
 	w := pool.NewWorkers(&pool.WorkersOptions{Max: 10, IdleTimeout: 5 * time.Millisecond})
 	defer w.Stop()
 	bs := make([]*blocker, 3)
@@ -145,6 +146,8 @@ func TestWorkersIdleTimeout(t *testing.T) {
 		close(b.release)
 	}
 	waitFor(t, "idle workers to exit", func() bool { return w.Running() == 0 })
+	// The cleaner goes too once no worker is left.
+	waitFor(t, "the cleaner to exit", func() bool { return runtime.NumGoroutine() <= before })
 
 	// The pool still works after its workers expired.
 	done := make(chan struct{})

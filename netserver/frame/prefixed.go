@@ -48,6 +48,11 @@ func (r *Reader) stepPrefixed() (frame []byte, want int, err error) {
 // with what step should return (more bytes wanted or a broken framing).
 // Lines already checked are not scanned again; bare "\n" ends are accepted.
 func (r *Reader) stepHeader() (n int64, want int, err error) {
+	if r.scan == 0 {
+		if n, ok := r.plainHeader(); ok {
+			return n, 0, nil
+		}
+	}
 	for {
 		p := r.r + r.scan
 		i := bytes.IndexByte(r.buf[p:r.w], '\n')
@@ -78,6 +83,30 @@ func (r *Reader) stepHeader() (n int64, want int, err error) {
 		}
 		r.scan = end - r.r
 	}
+}
+
+// plainHeader is the fast path for the usual block,
+// "Content-Length: N\r\n\r\n" wholly buffered: it consumes it and returns N.
+// Anything else is left to the general parser.
+func (r *Reader) plainHeader() (n int64, ok bool) {
+	const prefix = "Content-Length: "
+	b := r.buf[r.r:r.w]
+	if len(b) < len(prefix)+5 || string(b[:len(prefix)]) != prefix {
+		return 0, false
+	}
+	i := len(prefix)
+	for ; i < len(b) && i < len(prefix)+18; i++ { // 18 digits cannot overflow
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		n = n*10 + int64(d)
+	}
+	if i == len(prefix) || len(b)-i < 4 || string(b[i:i+4]) != "\r\n\r\n" {
+		return 0, false
+	}
+	r.r += i + 4
+	return n, true
 }
 
 // headerLine checks one "Name: value" line and records Content-Length. It

@@ -141,9 +141,9 @@ func (r *Reader) Release() {
 }
 
 // Next returns the next frame. The frame is a slice of the Reader's buffer,
-// valid only until the next call to Next, Release or Reset; copy it (e.g. with
-// bytes.Clone) to keep it. Its capacity is cut at its end, so appending to it
-// never overwrites buffered input.
+// valid only until the next call to Next, Release or Reset (Ready keeps it
+// valid); copy it (e.g. with bytes.Clone) to keep it. Its capacity is cut at
+// its end, so appending to it never overwrites buffered input.
 //
 // Errors: io.EOF when the stream ends between frames; io.ErrUnexpectedEOF when
 // it ends inside one; *TooLargeError for a frame over the limit (skipped; call
