@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 	f(` { "jsonrpc" : "2.0" , "method" : "a" , "id" : 1 } `, Call, ReasonNone)
 	f("\t\r\n{\"jsonrpc\"\n:\t\"2.0\",\"method\":\"a\"}\n", Notification, ReasonNone)
 	f(req(`"method":"a","x":[1,{"y":null}],"Method":1,"ID":{}`), Notification, ReasonNone) // unknown members
-	f(req(`"method":"a","x":1,"x":2`), Notification, ReasonNone)                           // unknown twice is fine
+	f(req(`"method":"a","x":1,"x":2`), Invalid, ReasonDuplicate)                           // any member twice, unknown ones too
 	f(req(`"method":"a","_meta":{"progressToken":1},"id":1`), Call, ReasonNone)
 
 	// Responses.
@@ -112,6 +112,21 @@ func TestClassify(t *testing.T) {
 	f(req(`"m\u0065thod\u0000":"a","id":1`), Invalid, ReasonNoMethod)
 	f(req(`"m\u0065thods":"a","id":1`), Invalid, ReasonNoMethod)
 	f(req(`"\"method\"":"a","id":1`), Invalid, ReasonNoMethod)
+
+	// Near misses of the 8-byte key recogniser are unknown members.
+	f(req(`"methods":"a","id":1`), Invalid, ReasonNoMethod)
+	f(req(`"metho":"a","id":1`), Invalid, ReasonNoMethod)
+	f(req(`"method":"a","ids":true,"idx":[],"i":{}`), Notification, ReasonNone)
+	f(req(`"method":"a","paramsx":1,"param":1`), Notification, ReasonNone)
+	f(`{"jsonrpcx":"2.0","method":"a"}`, Invalid, ReasonVersion)
+	f(`{"jsonrpc ":"2.0","method":"a"}`, Invalid, ReasonVersion)
+	f(req(`"errors":{},"resultx":1,"_metadata":1,"id":1`), Invalid, ReasonNoMethod)
+	f(req(`"error":{},"_meta":1,"id":1`), ErrorResponse, ReasonNone)
+	f(`{"jsonrpc":"2.0","method":"a","id":1}`, Call, ReasonNone)
+	f(`{"jsonrpc":"2.0","method":"a","id":1 }`, Call, ReasonNone)
+	f(`{"jsonrpc":"2.0","method":"a","id":1}`+"\n", Call, ReasonNone)
+	f(`{"method":"a","jsonrpc":"2.0"}`, Notification, ReasonNone) // "jsonrpc" near the end of input
+	f(`{"method":"a","id":"x","jsonrpc":"2.0" }`, Call, ReasonNone)
 
 	// Duplicates, each known member, raw and escaped.
 	f(req(`"method":"a","method":"a","id":1`), Invalid, ReasonDuplicate)
@@ -339,4 +354,30 @@ func TestStrings(t *testing.T) {
 		assert.Equal(t, strings.ToLower(s), s)
 	}
 	assert.Equal(t, "unknown reason", Reason(99).String())
+}
+
+func TestUnknownDuplicates(t *testing.T) {
+	var p Parser
+	f := func(in string, want Reason) {
+		t.Helper()
+		m, err := p.Parse([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if m.Reason != want {
+			t.Fatalf("%s: reason %v, want %v", in, m.Reason, want)
+		}
+	}
+	call := `"jsonrpc":"2.0","method":"m","id":1`
+	f(`{`+call+`,"foo":1,"bar":2}`, ReasonNone)
+	f(`{`+call+`,"foo":1,"foo":2}`, ReasonDuplicate)
+	f(`{"foo":1,`+call+`,"f\u006fo":2}`, ReasonDuplicate)
+	f(`{`+call+`,"a":1,"b":2,"c":3,"d":4,"e":5,"b":6}`, ReasonDuplicate)
+	f(`{`+call+`,"params":{"x":1,"x":2}}`, ReasonNone) // nested objects belong to the handler
+	f(`{`+call+`,"Foo":1,"foo":2}`, ReasonNone)
+	f(`[{`+call+`,"foo":1},{`+call+`,"foo":1}]`, ReasonNone)
+	m, _ := p.Parse([]byte(`[{` + call + `,"foo":1},{` + call + `,"foo":1,"foo":2}]`))
+	if b := p.Batch(); m.Kind != Batch || b[0].Reason != ReasonNone || b[1].Reason != ReasonDuplicate {
+		t.Fatalf("batch members: %+v", b)
+	}
 }

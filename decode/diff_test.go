@@ -74,6 +74,7 @@ func refObject(data []byte) refMsg {
 	known := map[string]bool{"jsonrpc": true, "method": true, "params": true, "id": true, "result": true, "error": true, "_meta": true}
 	vals := map[string]json.RawMessage{}
 	dup := map[string]bool{}
+	seenOther := map[string]bool{} // any member twice is a duplicate, unknown ones too
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
 		panic(err)
@@ -89,6 +90,10 @@ func refObject(data []byte) refMsg {
 		}
 		key := tok.(string)
 		if !known[key] {
+			if seenOther[key] {
+				dup[key] = true
+			}
+			seenOther[key] = true
 			continue
 		}
 		if _, ok := vals[key]; ok {

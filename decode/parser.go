@@ -1,6 +1,10 @@
 package decode
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+)
 
 // Defaults applied when the Parser's limits are zero.
 const (
@@ -29,7 +33,8 @@ type Parser struct {
 	msg     Message
 	batch   []Message // members of the last batch
 	isBatch bool      // the last Parse returned Kind Batch
-	scratch []byte    // unescaped method names
+	scratch []byte    // unescaped method names and unknown member names
+	keys    [][]byte  // unknown member names of the envelopes being scanned
 	err     SyntaxError
 }
 
@@ -40,6 +45,8 @@ func (p *Parser) Reset() {
 	p.batch = p.batch[:0]
 	p.isBatch = false
 	p.scratch = p.scratch[:0]
+	clear(p.keys)
+	p.keys = p.keys[:0]
 	p.err = SyntaxError{}
 }
 
@@ -61,6 +68,9 @@ func (p *Parser) Reset() {
 func (p *Parser) Parse(data []byte) (*Message, error) {
 	p.scan.setLimit(p.MaxDepth)
 	p.scratch = p.scratch[:0]
+	if p.keys = p.keys[:0]; cap(p.keys) > maxKeptKeys {
+		p.keys = nil // a hostile message had many members: do not keep its table
+	}
 	p.isBatch = false
 	m := &p.msg
 	*m = Message{}
@@ -182,6 +192,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		return i, codeDepth
 	}
 	depth++
+	keys0 := len(p.keys)
 	var (
 		env  envelope
 		c    code
@@ -206,8 +217,11 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			}
 			if key := data[i+1 : end-1]; esc {
 				k = memberSlow(key)
-			} else {
-				k = member(key)
+				if k == 0 {
+					p.addKey(key, true)
+				}
+			} else if k = member(key); k == 0 {
+				p.addKey(key, false)
 			}
 		}
 		i = end
@@ -262,6 +276,10 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			}
 			continue
 		case '}':
+			if len(p.keys)-keys0 > 1 && hasDuplicate(p.keys[keys0:]) {
+				env.dup |= dupUnknown
+			}
+			p.dropKeys(keys0)
 			p.classify(m, &env)
 			return i + 1, codeOK
 		}
@@ -433,4 +451,39 @@ func (p *Parser) classify(m *Message, env *envelope) {
 		reason = ReasonNoMethod
 	}
 	m.Kind, m.Reason = kind, reason
+}
+
+// dupUnknown marks, in envelope.dup, an unknown member that appears twice.
+const dupUnknown Members = 1 << 15
+
+// maxKeptKeys caps the unknown-member table a Parser keeps between messages.
+const maxKeptKeys = 256
+
+// addKey remembers the name of an unknown envelope member (unescaped), so
+// that a name given twice is rejected like a known one: two parsers must
+// never read one message two ways.
+func (p *Parser) addKey(raw []byte, esc bool) {
+	if esc {
+		start := len(p.scratch)
+		p.scratch, _ = appendUnescaped(p.scratch, raw)
+		raw = p.scratch[start:]
+	}
+	p.keys = append(p.keys, raw)
+}
+
+func (p *Parser) dropKeys(n int) {
+	clear(p.keys[n:])
+	p.keys = p.keys[:n]
+}
+
+// hasDuplicate sorts names and reports whether two are equal: O(n log n)
+// for an envelope with many unknown members, nothing for the usual none.
+func hasDuplicate(names [][]byte) bool {
+	slices.SortFunc(names, bytes.Compare)
+	for i := 1; i < len(names); i++ {
+		if bytes.Equal(names[i-1], names[i]) {
+			return true
+		}
+	}
+	return false
 }

@@ -68,6 +68,8 @@ func TestMessages(t *testing.T) {
 	f(`{"jsonrpc":"2.0","jsonrpc":"2.0","method":"get_data","id":5}`, -32600, `5`)
 	f(`{"jsonrpc":"2.0","method":"get_data","params":[],"params":{},"id":5}`, -32600, `5`)
 	f(`{"jsonrpc":"2.0","method":"get_data","id":5,"id":6}`, -32600, `null`)
+	f(`{"jsonrpc":"2.0","method":"get_data","id":5,"x":1,"x":2}`, -32600, `5`)
+	f(`{"jsonrpc":"2.0","method":"get_data","id":5,"_meta":{},"_m\u0065ta":{}}`, -32600, `5`)
 	// Unknown members are accepted.
 	f(`{"jsonrpc":"2.0","method":"get_data","id":7,"foo":{"bar":[1,2]},"_meta":{"k":1}}`, 0, `7`)
 	// Neither a request nor a valid response: Invalid Request, answered even without an id.

@@ -1,0 +1,167 @@
+package netserver
+
+import (
+	"sync"
+	"time"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+// maxKeptTask caps the buffers a pooled task keeps.
+const maxKeptTask = 64 << 10
+
+// task is one message run off the reader goroutine: a pooled pointer, so
+// that submitting it allocates nothing.
+type task struct {
+	c   *conn
+	in  []byte // a copy of the message
+	out []byte // its framed response
+}
+
+var tasks = sync.Pool{New: func() any { return new(task) }}
+
+func getTask(c *conn, msg []byte) *task {
+	t := tasks.Get().(*task)
+	t.c = c
+	t.in = append(t.in[:0], msg...)
+	return t
+}
+
+func putTask(t *task) {
+	t.c = nil
+	if cap(t.in) > maxKeptTask {
+		t.in = nil
+	}
+	if cap(t.out) > maxKeptTask {
+		t.out = nil
+	}
+	tasks.Put(t)
+}
+
+// Run processes the message and writes its response (pool.Task).
+func (t *task) Run() {
+	c := t.c
+	b, mark := frame.BeginFrame(t.out[:0], c.kind)
+	start := len(b)
+	b = c.e.ProcessContext(c.ctx, b, t.in)
+	if len(b) == start {
+		b = b[:mark]
+	} else {
+		b = frame.EndFrame(b, c.kind, mark)
+	}
+	t.out = b
+	c.done(b)
+	putTask(t)
+}
+
+// done takes a finished task's response and flushes it; t must not touch c
+// afterwards (the connection may end at once).
+func (c *conn) done(resp []byte) {
+	c.mu.Lock()
+	c.appendOutLocked(resp)
+	if c.inflight.Add(-1) == 0 {
+		c.lastDone = time.Now()
+	}
+	c.flushLocked()
+	c.wake()
+	c.mu.Unlock()
+}
+
+// startTask runs msg off the reader goroutine. When the workers are all busy
+// a call is answered at once with "Server overloaded" (appended to dst).
+func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
+	t := getTask(c, msg)
+	c.inflight.Add(1)
+	if route == dispatch.RouteOrdered {
+		c.enqueue(t)
+		return dst
+	}
+	if c.srv.workers.Submit(t) {
+		return dst
+	}
+	c.inflight.Add(-1) // only this goroutine waits on inflight
+	putTask(t)
+	return c.appendOverloaded(dst, msg)
+}
+
+// orderedRunner drains the connection's FIFO of ordered tasks, one at a
+// time; at most one runs per connection.
+type orderedRunner struct{ c *conn }
+
+// enqueue appends t to the FIFO and starts the runner if it is not running.
+func (c *conn) enqueue(t *task) {
+	c.mu.Lock()
+	c.queue = append(c.queue, t)
+	start := !c.qrunning
+	c.qrunning = true
+	c.mu.Unlock()
+	if start && !c.srv.workers.Submit(&c.ordered) {
+		// Workers saturated: ordered work must not be refused (a
+		// notification cannot be answered), so it gets its own goroutine,
+		// which finish waits for through inflight.
+		go c.ordered.Run()
+	}
+}
+
+// Run runs queued tasks until the queue is empty (pool.Task).
+func (o *orderedRunner) Run() {
+	c := o.c
+	for {
+		c.mu.Lock()
+		if c.qhead == len(c.queue) {
+			clear(c.queue)
+			c.queue, c.qhead, c.qrunning = c.queue[:0], 0, false
+			c.mu.Unlock()
+			return
+		}
+		t := c.queue[c.qhead]
+		c.queue[c.qhead] = nil
+		c.qhead++
+		c.mu.Unlock()
+		t.Run()
+	}
+}
+
+// appendOverloaded answers a message that found no free worker: every call
+// in it gets -32001 "Server overloaded" with its id.
+func (c *conn) appendOverloaded(dst, msg []byte) []byte {
+	c.srv.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.remote())
+	if c.parser == nil {
+		c.parser = new(decode.Parser)
+	}
+	b, mark := frame.BeginFrame(dst, c.kind)
+	start := len(b)
+	m, err := c.parser.Parse(msg)
+	switch {
+	case err != nil: // not expected: the engine parsed msg already
+		b = encode.AppendStdError(b, nil, encode.CodeOverloaded)
+	case m.Kind == decode.Batch:
+		b = appendOverloadedBatch(b, c.parser.Batch())
+	case m.Kind == decode.Call:
+		b = encode.AppendStdError(b, m.ID, encode.CodeOverloaded)
+	}
+	c.parser.Reset()
+	if len(b) == start {
+		return b[:mark]
+	}
+	return frame.EndFrame(b, c.kind, mark)
+}
+
+func appendOverloadedBatch(dst []byte, ms []decode.Message) []byte {
+	start := len(dst)
+	dst = encode.AppendBatchStart(dst)
+	for i := range ms {
+		switch ms[i].Kind {
+		case decode.Call:
+			dst = encode.AppendBatchSep(dst, start)
+			dst = encode.AppendStdError(dst, ms[i].ID, encode.CodeOverloaded)
+		case decode.Invalid:
+			dst = encode.AppendBatchSep(dst, start)
+			dst = encode.AppendStdError(dst, ms[i].ID, encode.CodeInvalidRequest)
+		}
+	}
+	return encode.FinishBatch(dst, start)
+}

@@ -1,0 +1,126 @@
+package netserver
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+// Options configures a Server. A nil *Options, and every zero field, means
+// the default. A negative duration disables that timeout.
+type Options struct {
+	// Framing is the framing of raw TCP and stdio connections (default
+	// frame.Auto: detected per connection from its first byte).
+	Framing frame.Kind
+	// MaxMessage is the largest message in bytes (default
+	// frame.DefaultMaxMessage, 4 MiB), for every transport: a larger frame is
+	// answered with -32600 and skipped; a larger HTTP body gets 413.
+	MaxMessage int
+	// MaxConns bounds the open connections (0: unlimited). A connection
+	// accepted over the limit is closed at once, and logged.
+	MaxConns int
+	// MaxInFlight bounds the calls and notifications of one connection that
+	// run on workers at once (default 256). At the bound the connection stops
+	// reading until one finishes.
+	MaxInFlight int
+	// MaxPending bounds the bytes of responses of one connection buffered
+	// but not yet written (default 4 MiB). Over it the connection stops
+	// reading until the peer has taken some.
+	MaxPending int
+	// ReadTimeout: a frame, once its first bytes arrived, must be complete
+	// within this (default 30s). TCP connections only.
+	ReadTimeout time.Duration
+	// IdleTimeout: a connection with no input and nothing in flight for
+	// this long is closed (default 5m). TCP connections only.
+	IdleTimeout time.Duration
+	// WriteTimeout: a write that makes no progress for this long drops the
+	// connection (default 30s). TCP connections only.
+	WriteTimeout time.Duration
+	// Logger receives connection events and errors (default slog.Default()).
+	// Nothing is ever written to stdout.
+	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxInFlight  = 256
+	DefaultMaxPending   = 4 << 20
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultIdleTimeout  = 5 * time.Minute
+	DefaultWriteTimeout = 30 * time.Second
+)
+
+func (o *Options) framing() frame.Kind {
+	if o == nil || o.Framing > frame.Len32 {
+		return frame.Auto
+	}
+	return o.Framing
+}
+
+func (o *Options) maxMessage() int {
+	if o == nil || o.MaxMessage <= 0 {
+		return frame.DefaultMaxMessage
+	}
+	return o.MaxMessage
+}
+
+func (o *Options) maxConns() int {
+	if o == nil || o.MaxConns <= 0 {
+		return 0
+	}
+	return o.MaxConns
+}
+
+func (o *Options) maxInFlight() int {
+	if o == nil || o.MaxInFlight <= 0 {
+		return DefaultMaxInFlight
+	}
+	return o.MaxInFlight
+}
+
+func (o *Options) maxPending() int {
+	if o == nil || o.MaxPending <= 0 {
+		return DefaultMaxPending
+	}
+	return o.MaxPending
+}
+
+func (o *Options) readTimeout() time.Duration {
+	if o == nil {
+		return DefaultReadTimeout
+	}
+	return timeout(o.ReadTimeout, DefaultReadTimeout)
+}
+
+func (o *Options) idleTimeout() time.Duration {
+	if o == nil {
+		return DefaultIdleTimeout
+	}
+	return timeout(o.IdleTimeout, DefaultIdleTimeout)
+}
+
+func (o *Options) writeTimeout() time.Duration {
+	if o == nil {
+		return DefaultWriteTimeout
+	}
+	return timeout(o.WriteTimeout, DefaultWriteTimeout)
+}
+
+func (o *Options) logger() *slog.Logger {
+	if o == nil || o.Logger == nil {
+		return slog.Default()
+	}
+	return o.Logger
+}
+
+// timeout applies the default to 0; a negative d (disabled) becomes 0.
+func timeout(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}

@@ -1,0 +1,227 @@
+package netserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/pool"
+)
+
+// ErrServerClosed is returned by Serve and ServeStdio after Shutdown.
+var ErrServerClosed = errors.New("netserver: server closed")
+
+// Server serves an Engine over raw TCP (or any net.Listener) and stdio.
+// Create it with New; it is safe for concurrent use.
+type Server struct {
+	e       *dispatch.Engine
+	log     *slog.Logger
+	workers *pool.Workers
+
+	framing      frame.Kind
+	maxMessage   int
+	maxConns     int
+	maxInFlight  int32
+	maxPending   int64
+	readTimeout  time.Duration
+	idleTimeout  time.Duration
+	writeTimeout time.Duration
+	tooLargeData []byte // error.data of the answer to an oversized frame
+
+	mu        sync.Mutex
+	closed    bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	wg        sync.WaitGroup // connection goroutines (and ServeStdio calls)
+
+	// testHookPending, when set, sees a connection's pending output bytes
+	// each time they grow.
+	testHookPending func(c *conn, pending int64)
+}
+
+// New returns a Server for e configured by opts (nil means the defaults).
+// Register e's methods before serving.
+func New(e *dispatch.Engine, opts *Options) *Server {
+	s := &Server{
+		e:            e,
+		log:          opts.logger(),
+		workers:      pool.NewWorkers(nil),
+		framing:      opts.framing(),
+		maxMessage:   opts.maxMessage(),
+		maxConns:     opts.maxConns(),
+		maxInFlight:  int32(min(opts.maxInFlight(), 1<<30)),
+		maxPending:   int64(opts.maxPending()),
+		readTimeout:  opts.readTimeout(),
+		idleTimeout:  opts.idleTimeout(),
+		writeTimeout: opts.writeTimeout(),
+		listeners:    make(map[net.Listener]struct{}),
+		conns:        make(map[*conn]struct{}),
+	}
+	s.tooLargeData = appendTooLargeData(nil, s.maxMessage)
+	return s
+}
+
+// Serve accepts connections on ln and serves each on its own goroutine until
+// Shutdown, then returns ErrServerClosed. Any other error of ln.Accept that
+// is not temporary is returned. Serve always closes ln.
+func (s *Server) Serve(ln net.Listener) error {
+	if !s.addListener(ln) {
+		ln.Close()
+		return ErrServerClosed
+	}
+	defer s.removeListener(ln)
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosed() {
+				return ErrServerClosed
+			}
+			if !isTemporary(err) {
+				return err
+			}
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.log.Warn("netserver: accept failed; retrying", "err", err, "delay", delay)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		s.accept(nc)
+	}
+}
+
+// accept starts serving nc, or closes it when over MaxConns or shut down.
+func (s *Server) accept(nc net.Conn) {
+	c := newConn(s, nc, nc, nc)
+	c.init()
+	if err := s.track(c); err != nil {
+		if err != ErrServerClosed {
+			s.log.Warn("netserver: too many connections; closing new one",
+				"remote", nc.RemoteAddr().String(), "max", s.maxConns)
+		}
+		nc.Close()
+		c.release()
+		return
+	}
+	go c.serveTracked()
+}
+
+var errTooManyConns = errors.New("netserver: too many connections")
+
+// track registers c; the caller must then run c.serveTracked.
+func (s *Server) track(c *conn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrServerClosed
+	case s.maxConns > 0 && len(s.conns) >= s.maxConns:
+		return errTooManyConns
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return nil
+}
+
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+func (s *Server) addListener(ln net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.listeners[ln] = struct{}{}
+	return true
+}
+
+func (s *Server) removeListener(ln net.Listener) {
+	s.mu.Lock()
+	_, open := s.listeners[ln]
+	delete(s.listeners, ln)
+	s.mu.Unlock()
+	if open {
+		ln.Close()
+	}
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, stops
+// reading on every connection (frames received but not yet started are
+// dropped), lets the calls in flight finish and write their responses,
+// closes the connections and waits for every goroutine of the server. If ctx
+// ends first, it cancels the handlers' contexts, closes every connection and
+// returns ctx.Err(); the remaining goroutines exit as their handlers return.
+//
+// A stdio connection whose reader can take neither a read deadline nor be
+// closed (a blocking os.Stdin) cannot be interrupted: Shutdown then waits for
+// its next read to return, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	for ln := range s.listeners {
+		ln.Close()
+		delete(s.listeners, ln)
+	}
+	conns := s.snapshot()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.stop()
+	}
+
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		s.workers.Stop()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	conns = s.snapshot()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.abort()
+	}
+	return ctx.Err()
+}
+
+// snapshot lists the open connections; s.mu must be held.
+func (s *Server) snapshot() []*conn {
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// isTemporary reports whether an Accept error is worth retrying.
+func isTemporary(err error) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	var te interface{ Temporary() bool }
+	if errors.As(err, &te) && te.Temporary() {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
