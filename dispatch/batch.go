@@ -5,7 +5,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/internal/bytesconv"
 )
 
 // processBatch answers the members of the batch just parsed into s.p. Members
@@ -65,7 +64,7 @@ func (e *Engine) blocking(m *decode.Message) bool {
 	if m.Kind != decode.Call && m.Kind != decode.Notification {
 		return false
 	}
-	md := e.table[bytesconv.B2S(m.Method)]
+	md := e.table.lookup(m.Method)
 	if md == nil || md.inline {
 		return false
 	}

@@ -12,6 +12,9 @@ type callCtx struct {
 	id     []byte
 }
 
+// clear drops the request's bytes once the handler has returned.
+func (c *callCtx) clear() { c.meta, c.id, c.method = nil, nil, nil }
+
 type ctxKey uint8
 
 const (

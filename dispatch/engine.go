@@ -44,7 +44,7 @@ type Engine struct {
 	frozen  atomic.Bool
 	methods []Method
 	mws     []Middleware
-	table   map[string]*method
+	table   table
 
 	states  sync.Pool
 	workers *pool.Workers
@@ -142,15 +142,15 @@ func (e *Engine) Freeze() {
 	if e.frozen.Load() {
 		return
 	}
-	table := make(map[string]*method, len(e.methods))
+	ms := make([]*method, 0, len(e.methods))
 	for _, m := range e.methods {
 		h := m.Handler
 		for i := len(e.mws) - 1; i >= 0; i-- {
 			h = e.mws[i](m.Name, h)
 		}
-		table[m.Name] = &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent}
+		ms = append(ms, &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent})
 	}
-	e.table = table
+	e.table = newTable(ms)
 	e.frozen.Store(true)
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/internal/bytesconv"
 )
 
 // Process appends the response to msg, one complete message (single or
@@ -56,7 +55,7 @@ func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message) []byte {
 
 // serve runs the method of a Call or Notification.
 func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
-	md := e.table[bytesconv.B2S(m.Method)]
+	md := e.table.lookup(m.Method)
 	if md == nil {
 		if m.Kind == decode.Notification {
 			return dst
@@ -65,13 +64,16 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	}
 	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
 	start := len(dst)
+	if m.Kind == decode.Notification {
+		e.invoke(md, cc, m.Params, dst) // its result, if any, is dropped
+		cc.clear()
+		return dst[:start]
+	}
 	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
 	out, err := e.invoke(md, cc, m.Params, dst)
-	cc.meta, cc.id, cc.method = nil, nil, nil
+	cc.clear()
 	switch {
-	case m.Kind == decode.Notification:
-		return dst[:start]
 	case err != nil:
 		return appendHandlerError(dst[:start], m.ID, err)
 	case len(out) < mark: // the handler returned its own bytes, not dst extended

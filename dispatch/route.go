@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/internal/bytesconv"
 )
 
 // Route tells a server where a message should run.
@@ -56,7 +55,7 @@ func (e *Engine) route(m *decode.Message) Route {
 	if m.Kind != decode.Call && m.Kind != decode.Notification {
 		return RouteInline
 	}
-	md := e.table[bytesconv.B2S(m.Method)]
+	md := e.table.lookup(m.Method)
 	switch {
 	case md == nil || md.inline:
 		return RouteInline

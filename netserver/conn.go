@@ -113,7 +113,7 @@ func (c *conn) init() {
 	}
 	c.fr = getReader(src, c.srv.framing, c.srv.maxMessage)
 	c.kind = c.srv.framing
-	c.local, c.out, c.spare = outBuffers.Get(), outBuffers.Get(), outBuffers.Get()
+	c.local, c.out, c.spare = getOutBuffer(), getOutBuffer(), getOutBuffer()
 }
 
 // release returns the pooled resources; nothing may use c afterwards.
@@ -126,15 +126,14 @@ func (c *conn) release() {
 		c.fr = nil
 	}
 	for _, b := range [...]**pool.Buffer{&c.local, &c.out, &c.spare} {
-		outBuffers.Put(*b)
+		putOutBuffer(*b)
 		*b = nil
 	}
 }
 
-// serveTracked serves a connection that Server.track registered and returns
-// why reading ended.
+// serveTracked serves a connection that was initialised and registered by
+// Server.track, and returns why reading ended.
 func (c *conn) serveTracked() error {
-	c.init()
 	err := c.readLoop()
 	c.finish(err)
 	c.srv.forget(c)

@@ -98,15 +98,17 @@ func TestNeverReadingClient(t *testing.T) {
 func testNeverReading(t *testing.T, method string, setup engineSetup) {
 	const maxPending, maxInFlight = 64 << 10, 4
 	var peak atomic.Int64
-	ts := startServer(t, &Options{MaxPending: maxPending, MaxInFlight: maxInFlight,
+	checkGoroutines(t)
+	s := newServer(t, &Options{MaxPending: maxPending, MaxInFlight: maxInFlight,
 		WriteTimeout: 200 * time.Millisecond}, setup)
-	ts.testHookPending = func(_ *conn, n int64) {
+	s.testHookPending = func(_ *conn, n int64) {
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
 	}
+	ts := serveOn(t, s)
 	c := ts.dial(t, frame.NDJSON)
 	msg := frame.AppendFrame(nil, frame.NDJSON,
-		[]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":"`+strings.Repeat("y", 1000)+`","id":1}`))
+		[]byte(`{"jsonrpc":"2.0","method":"`+method+`","params":["`+strings.Repeat("y", 1000)+`"],"id":1}`))
 	done := make(chan struct{})
 	go func() { // writes until the server drops the connection
 		defer close(done)
@@ -158,8 +160,10 @@ func TestMaxInFlight(t *testing.T) {
 func TestOverloaded(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
-	ts := startServer(t, nil, withMethod(recordMethod(&mu, &got)))
-	ts.workers = pool.NewWorkers(&pool.WorkersOptions{Max: 1})
+	checkGoroutines(t)
+	s := newServer(t, nil, withMethod(recordMethod(&mu, &got)))
+	s.workers = pool.NewWorkers(&pool.WorkersOptions{Max: 1})
+	ts := serveOn(t, s)
 	c := ts.dial(t, frame.NDJSON)
 	c.send(`{"jsonrpc":"2.0","method":"sleep","params":[300],"id":1}`)
 	waitFor(t, "the worker to be busy", func() bool { return ts.workers.Running() == 1 })

@@ -6,15 +6,31 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/netserver/frame"
 	"github.com/jetrpc/jetrpc/pool"
 )
 
-// outBuffers pools the connections' output buffers. Buffers over
-// pool.MaxPooledBuffer are dropped, not kept.
-var outBuffers pool.Buffers
+// maxKeptOutput caps the capacity of an output buffer kept in outBuffers or
+// kept by a connection after a write.
+const maxKeptOutput = 256 << 10
+
+// outBuffers pools the connections' output buffers (*pool.Buffer). It is a
+// plain sync.Pool: bytebufferpool calibrates by the length at Put, and these
+// buffers are always empty then.
+var outBuffers = sync.Pool{New: func() any { return new(pool.Buffer) }}
+
+func getOutBuffer() *pool.Buffer { return outBuffers.Get().(*pool.Buffer) }
+
+func putOutBuffer(b *pool.Buffer) {
+	if b == nil || cap(b.B) > maxKeptOutput {
+		return
+	}
+	b.B = b.B[:0]
+	outBuffers.Put(b)
+}
 
 // handoff moves the reader's local output to c.out and flushes it, unless
 // another goroutine is writing (which then writes it too).
@@ -78,7 +94,7 @@ func (c *conn) flushLocked() {
 		c.flushing = false
 		c.addPendingLocked(-int64(len(buf.B)))
 		buf.B = buf.B[:0]
-		if cap(buf.B) > pool.MaxPooledBuffer {
+		if cap(buf.B) > maxKeptOutput {
 			buf.B = nil // a burst of output does not stay pinned
 		}
 		c.spare = buf

@@ -82,7 +82,13 @@ type testServer struct {
 func startServer(t *testing.T, opts *Options, setup ...engineSetup) *testServer {
 	t.Helper()
 	checkGoroutines(t)
-	s := newServer(t, opts, setup...)
+	return serveOn(t, newServer(t, opts, setup...))
+}
+
+// serveOn is startServer for a server the test configured further; call
+// checkGoroutines before creating it.
+func serveOn(t *testing.T, s *Server) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"sync"
+)
+
+// LineServer is the transport baseline for TCP benchmarks: a newline-framed
+// server with the same pipelining and write coalescing as jetrpc (read every
+// buffered line, answer each into one buffer, write when the input runs dry),
+// calling Handle for each line. With a Handle that returns a fixed line it is
+// the raw echo server, the transport's limit; with Stdlib.Process it is the
+// encoding/json baseline served over the same loop.
+type LineServer struct {
+	// Handle appends the answer to line (without its newline) to dst.
+	Handle func(dst, line []byte) []byte
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+}
+
+// FixedLine returns a Handle that answers every line with resp.
+func FixedLine(resp []byte) func(dst, line []byte) []byte {
+	return func(dst, _ []byte) []byte { return append(dst, resp...) }
+}
+
+// StdlibLine returns a Handle that answers with the encoding/json baseline.
+func StdlibLine(s *Stdlib) func(dst, line []byte) []byte {
+	return func(dst, line []byte) []byte { return append(dst, s.Process(line)...) }
+}
+
+// Serve accepts connections on ln until Close.
+func (s *LineServer) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	s.ln, s.conns = ln, map[net.Conn]struct{}{}
+	s.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serveConn(c)
+	}
+}
+
+func (s *LineServer) serveConn(c net.Conn) {
+	defer func() {
+		c.Close()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	r := bufio.NewReaderSize(c, 64<<10)
+	var out []byte
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			if err != io.EOF {
+				return
+			}
+			return
+		}
+		if len(line) > 1 {
+			n := len(out)
+			out = s.Handle(out, line[:len(line)-1])
+			if len(out) > n {
+				out = append(out, '\n')
+			}
+		}
+		if r.Buffered() == 0 && len(out) > 0 {
+			if _, err := c.Write(out); err != nil {
+				return
+			}
+			out = out[:0]
+		}
+	}
+}
+
+// Close stops accepting, closes every connection and waits for them.
+func (s *LineServer) Close() error {
+	s.mu.Lock()
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}

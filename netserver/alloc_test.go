@@ -1,0 +1,66 @@
+//go:build !race
+
+package netserver
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+var allocCalls = 10000
+
+// countWriter counts the bytes written to it.
+type countWriter struct{ n int }
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return len(p), nil
+}
+
+// TestAllocsPerCall drives the connection loop (ServeStdio over an in-memory
+// stream of n calls) and checks that a call costs no allocation in steady
+// state: what a run allocates (the connection's context, its reader's
+// first buffer...) spread over n calls stays far below one.
+func TestAllocsPerCall(t *testing.T) {
+	slowEcho := withMethod(dispatch.Method{Name: "slow_echo", Handler: dispatch.HandlerFunc(
+		func(_ context.Context, params, dst []byte) ([]byte, error) { return append(dst, params...), nil })})
+	f := func(name string, kind frame.Kind, workerEvery int) {
+		t.Run(name, func(t *testing.T) {
+			n := allocCalls
+			s := newServer(t, &Options{Framing: kind}, slowEcho)
+			defer s.Shutdown(context.Background())
+			var stream []byte
+			for i := range n {
+				method := "subtract"
+				if workerEvery > 0 && i%workerEvery == 0 {
+					method = "slow_echo"
+				}
+				msg := `{"jsonrpc":"2.0","method":"` + method + `","params":[42,23],"id":` + strconv.Itoa(i) + `}`
+				stream = frame.AppendFrame(stream, kind, []byte(msg))
+			}
+			var in bytes.Reader
+			var out countWriter
+			run := func() {
+				in.Reset(stream)
+				if err := s.ServeStdio(&in, &out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run()
+			allocs := testing.AllocsPerRun(20, run)
+			if perCall := allocs / float64(n); perCall >= 0.01 {
+				t.Errorf("%.4f allocations per call (%.0f per run of %d)", perCall, allocs, n)
+			}
+			t.Logf("%.0f allocations per run of %d calls", allocs, n)
+		})
+	}
+	f("ndjson/inline", frame.NDJSON, 0)
+	f("header/inline", frame.Header, 0)
+	f("len32/inline", frame.Len32, 0)
+	f("ndjson/worker-every-10", frame.NDJSON, 10)
+}
