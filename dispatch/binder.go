@@ -78,16 +78,19 @@ func structFields(t reflect.Type) []field {
 
 // bind fills *p (p is a *P) from params.
 func (b *binder) bind(params []byte, p any) error {
-	if len(params) == 0 {
-		return nil
-	}
 	if b.kind == bindWhole {
+		if len(params) == 0 {
+			return nil
+		}
 		return paramError(-1, "", sonic.Unmarshal(params, p))
 	}
 	v := reflect.ValueOf(p).Elem()
-	if b.ptr {
+	if b.ptr { // a *struct P is never nil, even without params
 		v.Set(reflect.New(b.typ.Elem()))
 		v = v.Elem()
+	}
+	if len(params) == 0 {
+		return nil
 	}
 	var it decode.Iter
 	it.Reset(params)

@@ -82,6 +82,7 @@ func TestTyped(t *testing.T) {
 	ok(`{"jsonrpc":"2.0","method":"sub","id":1}`, `0`)
 	ok(`{"jsonrpc":"2.0","method":"subp","params":[10,4],"id":1}`, `6`)
 	ok(`{"jsonrpc":"2.0","method":"subp","params":{"minuend":10},"id":1}`, `10`)
+	ok(`{"jsonrpc":"2.0","method":"subp","id":1}`, `0`)
 	ok(`{"jsonrpc":"2.0","method":"sum","params":[1,2.5,3],"id":1}`, `6.5`)
 	ok(`{"jsonrpc":"2.0","method":"double","params":[21],"id":1}`, `42`)
 	ok(`{"jsonrpc":"2.0","method":"mid","params":[{"X":0,"Y":0},{"X":2,"Y":4}],"id":1}`, `{"X":1,"Y":2}`)

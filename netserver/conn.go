@@ -85,6 +85,7 @@ type conn struct {
 	flushing bool
 	waiting  bool  // the reader waits on cond
 	werr     error // sticky: the connection can no longer be written
+	ended    bool  // finish is done with the transport; stop and abort do nothing
 	lastDone time.Time
 	queue    []*task // ordered tasks; queue[qhead:] wait
 	qhead    int
@@ -170,15 +171,21 @@ func (c *conn) room() bool {
 		c.pending.Load()+int64(n) < c.srv.maxPending && !c.stopping.Load()
 }
 
-// pause hands the local output over, waits until the bounds allow more work
-// and, when the next read may block, arms the read deadline.
+// pause hands the local output over (flushing it unless someone else is
+// writing), waits until the bounds allow more work and, when the next read
+// may block, arms the read deadline: all in one hold of c.mu.
 func (c *conn) pause(willRead bool) error {
-	c.handoff()
-	if err := c.waitRoom(); err != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.local.B) > 0 {
+		c.moveLocalLocked()
+		c.flushLocked()
+	}
+	if err := c.waitRoomLocked(); err != nil {
 		return err
 	}
 	if willRead {
-		return c.armRead()
+		c.armReadLocked()
 	}
 	return nil
 }
@@ -249,6 +256,7 @@ func (c *conn) finish(cause error) {
 		c.waiting = false
 	}
 	c.flushLocked()
+	c.ended = true
 	c.mu.Unlock()
 	c.cancel()
 	if c.nc != nil {

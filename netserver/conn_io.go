@@ -23,7 +23,7 @@ type connReader struct {
 }
 
 func (r *connReader) Read(p []byte) (int, error) {
-	if r.got && !r.inFrame {
+	if r.got && !r.inFrame && r.c.srv.readTimeout > 0 {
 		r.inFrame = true
 		if err := r.c.setReadDeadline(r.c.srv.readTimeout); err != nil {
 			return 0, err
@@ -36,40 +36,43 @@ func (r *connReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// armRead sets the deadline of the read about to block (TCP only).
-func (c *conn) armRead() error {
-	if c.nc == nil {
-		return nil
+// armReadLocked sets the deadline of the read about to block (TCP only):
+// ReadTimeout when part of a frame is buffered, else IdleTimeout. Holding
+// c.mu orders it with stop, which must win.
+func (c *conn) armReadLocked() {
+	if c.nc == nil || !c.srv.deadlines() {
+		return
 	}
 	d := c.srv.idleTimeout
 	c.rd.got, c.rd.inFrame = false, c.fr.Buffered() > 0
 	if c.rd.inFrame {
 		d = c.srv.readTimeout
 	}
-	return c.setReadDeadline(d)
+	c.nc.SetReadDeadline(deadline(d))
 }
 
-// setReadDeadline sets the read deadline d from now (0: none) unless
-// Shutdown stopped reading; under c.mu so that it never overrides stop's.
+// setReadDeadline sets the read deadline d from now unless Shutdown stopped
+// reading.
 func (c *conn) setReadDeadline(d time.Duration) error {
-	if c.srv.readTimeout <= 0 && c.srv.idleTimeout <= 0 {
-		if c.stopping.Load() {
-			return errStopped
-		}
-		return nil
-	}
-	var t time.Time
-	if d > 0 {
-		t = time.Now().Add(d)
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopping.Load() {
 		return errStopped
 	}
-	c.nc.SetReadDeadline(t)
+	c.nc.SetReadDeadline(deadline(d))
 	return nil
 }
+
+// deadline is d from now, or none for d <= 0.
+func deadline(d time.Duration) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(d)
+}
+
+// deadlines reports whether TCP reads take deadlines at all.
+func (s *Server) deadlines() bool { return s.readTimeout > 0 || s.idleTimeout > 0 }
 
 // write writes b to the transport.
 func (c *conn) write(b []byte) error {
@@ -100,46 +103,49 @@ type readDeadliner interface {
 // stop makes the reader stop at the next frame boundary (Shutdown).
 func (c *conn) stop() {
 	c.mu.Lock()
-	c.stopping.Store(true)
-	if c.nc != nil {
-		c.nc.SetReadDeadline(aLongTimeAgo)
-	}
-	c.wake()
-	c.mu.Unlock()
-	if c.nc == nil {
-		c.interruptStdio()
-	}
-}
-
-// interruptStdio unblocks a stdio read: with a deadline if the reader takes
-// one, else by closing it.
-func (c *conn) interruptStdio() {
-	if d, ok := c.r.(readDeadliner); ok && d.SetReadDeadline(aLongTimeAgo) == nil {
+	defer c.mu.Unlock()
+	if c.ended {
 		return
 	}
-	if cl, ok := c.r.(io.Closer); ok {
-		cl.Close()
-	}
+	c.stopping.Store(true)
+	c.interruptLocked()
+	c.wake()
 }
 
 // abort ends the connection at once (Shutdown's context ended): handlers
 // are cancelled, the transport closed, pending output dropped.
 func (c *conn) abort() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
 	c.stopping.Store(true)
 	if c.werr == nil {
 		c.werr = ErrServerClosed
 	}
 	c.discardLocked()
-	if c.cancel != nil {
-		c.cancel()
-	}
+	c.cancel()
 	if c.nc != nil {
 		c.nc.Close()
 	}
+	c.interruptLocked()
 	c.wake()
-	c.mu.Unlock()
-	if c.nc == nil {
-		c.interruptStdio()
+}
+
+// interruptLocked unblocks a read in progress, leaving writes possible: a
+// past read deadline for TCP and for a stdio reader that takes one, else
+// closing the stdio reader. The stdio reader's SetReadDeadline and Close
+// must not block (those of *os.File, io.PipeReader and net.Conn do not).
+func (c *conn) interruptLocked() {
+	if c.nc != nil {
+		c.nc.SetReadDeadline(aLongTimeAgo)
+		return
+	}
+	if d, ok := c.r.(readDeadliner); ok && d.SetReadDeadline(aLongTimeAgo) == nil {
+		return
+	}
+	if cl, ok := c.r.(io.Closer); ok {
+		cl.Close()
 	}
 }

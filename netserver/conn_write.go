@@ -131,7 +131,7 @@ func (c *conn) failLocked(err error) {
 	if c.nc != nil {
 		c.nc.Close()
 	} else {
-		c.interruptStdio() // must not block: a deadline, or Close
+		c.interruptLocked()
 	}
 }
 
@@ -142,12 +142,10 @@ func (c *conn) wake() {
 	}
 }
 
-// waitRoom waits until fewer than MaxInFlight tasks run and fewer than
-// MaxPending bytes wait to be written. It fails when the connection can no
-// longer be written or Shutdown stopped it.
-func (c *conn) waitRoom() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// waitRoomLocked waits until fewer than MaxInFlight tasks run and fewer
+// than MaxPending bytes wait to be written. It fails when the connection can
+// no longer be written or Shutdown stopped it.
+func (c *conn) waitRoomLocked() error {
 	for {
 		switch {
 		case c.werr != nil:

@@ -35,11 +35,3 @@ func ExampleServer_ServeStdio() {
 	// {"jsonrpc":"2.0","id":1,"result":19}
 	// {"jsonrpc":"2.0","id":"b","result":["hello",5]}
 }
-
-// ExampleServer_Serve shows the usual set-up of a TCP server.
-func ExampleServer_Serve() {
-	e := dispatch.New(nil)
-	_ = demo.Register(e)
-	s := netserver.New(e, &netserver.Options{MaxConns: 1000})
-	_ = s // go s.Serve(ln) with ln from net.Listen("tcp", "127.0.0.1:7070"); s.Shutdown(ctx) on SIGTERM
-}

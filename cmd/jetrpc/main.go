@@ -1,0 +1,76 @@
+// Command jetrpc is the jetrpc command line: "jetrpc serve" runs the demo
+// JSON-RPC 2.0 server over TCP, HTTP and stdio. Run "jetrpc help" for the
+// commands and "jetrpc serve -h" for the flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `Usage: jetrpc <command> [flags]
+
+Commands:
+  serve   run the demo JSON-RPC 2.0 server over TCP, HTTP and stdio
+  bench   load-test a server beside an encoding/json baseline
+  call    send one request to a server and print the response
+  help    print this help
+
+Run "jetrpc <command> -h" for the flags of a command.
+`
+
+// run runs the command line args (without the program name) until it is
+// done or ctx is cancelled, and returns the exit code: 0 success, 1 a
+// runtime failure, 2 a usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = &lockedWriter{w: stderr} // shared by the log and the messages
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdin, stdout, stderr)
+	case "bench", "call":
+		return notAvailable(args[0], stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "jetrpc: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+// notAvailable answers a command that a later version provides.
+func notAvailable(cmd string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "jetrpc: %s: not available in this version\n", cmd)
+	return 2
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

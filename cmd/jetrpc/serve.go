@@ -1,0 +1,268 @@
+package main
+
+// NOTE: serve is three steps: parseServe turns flags into a serveConfig (any
+// problem is a usage error, exit 2); listen binds the listeners and prints
+// one "listening" line for each (a failure is a runtime error, exit 1);
+// server.run serves until a signal, the end of stdin (--stdio) or a failure,
+// then shuts down gracefully.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+// shutdownGrace is how long a shutdown waits for calls in flight before it
+// cancels their contexts.
+const shutdownGrace = 10 * time.Second
+
+// serveConfig is what the serve flags ask for.
+type serveConfig struct {
+	tcp, http  string
+	framing    frame.Kind
+	stdio      bool
+	workers    int
+	maxMessage int
+	maxBatch   int
+	maxConns   int
+}
+
+// serve runs "jetrpc serve".
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseServe(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	e := dispatch.New(&dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers, Logger: log})
+	defer e.Close()
+	if err := demo.Register(e); err != nil {
+		fmt.Fprintln(stderr, "jetrpc serve:", err)
+		return 1
+	}
+	s := newServer(e, cfg, log)
+	if err := s.listen(cfg, stderr); err != nil {
+		fmt.Fprintln(stderr, "jetrpc serve:", err)
+		return 1
+	}
+	return s.run(ctx, stdin, stdout)
+}
+
+// parseServe parses and checks the serve flags. Problems are reported on
+// stderr; the error is flag.ErrHelp for -h.
+func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
+	fs := flag.NewFlagSet("jetrpc serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &serveConfig{}
+	var framing string
+	fs.StringVar(&cfg.tcp, "tcp", "127.0.0.1:7070", "serve raw TCP on `ADDR` (empty: off)")
+	fs.StringVar(&cfg.http, "http", "127.0.0.1:8080", "serve HTTP on `ADDR` (empty: off)")
+	fs.StringVar(&framing, "framing", "auto", "framing of TCP and stdio: auto, ndjson, header or len32")
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve on stdin/stdout, exit at EOF; TCP and HTTP then only if given")
+	fs.IntVar(&cfg.workers, "workers", 0, "most worker goroutines for batch members (0: 10000)")
+	fs.IntVar(&cfg.maxMessage, "max-message", frame.DefaultMaxMessage, "largest message in `BYTES`")
+	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
+	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	err := cfg.check(fs, framing)
+	if err != nil {
+		fmt.Fprintf(stderr, "jetrpc serve: %v\nRun \"jetrpc serve -h\" for usage.\n", err)
+	}
+	return cfg, err
+}
+
+// check validates the parsed flags and fills in what derives from them.
+func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	kind, err := frame.ParseKind(framing)
+	if err != nil {
+		return fmt.Errorf("--framing: %v", err)
+	}
+	cfg.framing = kind
+	for _, c := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"workers", cfg.workers, 0}, {"max-message", cfg.maxMessage, 1}, {"max-batch", cfg.maxBatch, 1}, {"max-conns", cfg.maxConns, 0}} {
+		if c.v < c.min {
+			return fmt.Errorf("--%s %d: must be at least %d", c.name, c.v, c.min)
+		}
+	}
+	if cfg.stdio { // listeners only when asked for explicitly
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		cfg.tcp, cfg.http = keepIf(given["tcp"], cfg.tcp), keepIf(given["http"], cfg.http)
+	}
+	if err := checkAddr("tcp", cfg.tcp); err != nil {
+		return err
+	}
+	return checkAddr("http", cfg.http)
+}
+
+func keepIf(keep bool, s string) string {
+	if keep {
+		return s
+	}
+	return ""
+}
+
+// checkAddr rejects an address net.Listen could never bind.
+func checkAddr(flagName, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil && port != "" {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return fmt.Errorf("--%s %q: %v", flagName, addr, err)
+	}
+	return nil
+}
+
+// server is the running "jetrpc serve".
+type server struct {
+	log   *slog.Logger
+	raw   *netserver.Server     // TCP and stdio; nil if neither
+	http  *netserver.HTTPServer // nil without --http
+	stdio bool
+	tcpLn net.Listener
+	webLn net.Listener
+}
+
+func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger) *server {
+	opts := &netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns, Logger: log}
+	s := &server{log: log, stdio: cfg.stdio}
+	if cfg.tcp != "" || cfg.stdio {
+		s.raw = netserver.New(e, opts)
+	}
+	if cfg.http != "" {
+		s.http = netserver.NewHTTP(e, opts)
+	}
+	return s
+}
+
+// listen binds the listeners asked for and prints "listening tcp ADDR" and
+// "listening http ADDR" with the bound addresses.
+func (s *server) listen(cfg *serveConfig, stderr io.Writer) error {
+	var err error
+	if cfg.tcp != "" {
+		if s.tcpLn, err = net.Listen("tcp", cfg.tcp); err != nil {
+			return fmt.Errorf("--tcp: %v", err)
+		}
+		fmt.Fprintf(stderr, "listening tcp %s\n", s.tcpLn.Addr())
+	}
+	if cfg.http != "" {
+		if s.webLn, err = net.Listen("tcp", cfg.http); err != nil {
+			if s.tcpLn != nil {
+				s.tcpLn.Close()
+			}
+			return fmt.Errorf("--http: %v", err)
+		}
+		fmt.Fprintf(stderr, "listening http %s\n", s.webLn.Addr())
+	}
+	return nil
+}
+
+// run serves until ctx is cancelled (exit 0), stdin ends with --stdio (exit
+// 0) or a server fails (exit 1), then shuts down.
+func (s *server) run(ctx context.Context, stdin io.Reader, stdout io.Writer) int {
+	done := make(chan error, 3) // one per serving goroutine
+	n := 0
+	start := func(serve func() error) {
+		n++
+		go func() { done <- serve() }()
+	}
+	if s.tcpLn != nil {
+		start(func() error { return s.raw.Serve(s.tcpLn) })
+	}
+	if s.webLn != nil {
+		start(func() error { return s.http.Serve(s.webLn) })
+	}
+	if s.stdio {
+		start(func() error { return s.raw.ServeStdio(interruptible(stdin), stdout) })
+	}
+	code := 0
+	select {
+	case <-ctx.Done():
+		s.log.Info("shutting down")
+	case err := <-done: // nil: stdin ended
+		n--
+		if err != nil {
+			s.log.Error("serving failed", "err", err)
+			code = 1
+		}
+	}
+	s.shutdown()
+	s.wait(done, n)
+	return code
+}
+
+// interruptible returns a reader of r's bytes whose reads Shutdown can stop
+// (netserver closes it): a read from a blocking os.Stdin cannot be
+// interrupted, so a shutdown would wait out its grace for the next byte. The
+// copying goroutine ends when r ends or, after a close, with r's next read.
+func interruptible(r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	return pr
+}
+
+// shutdown stops the servers gracefully, giving calls in flight
+// shutdownGrace to finish; after that their contexts are cancelled.
+func (s *server) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	var wg sync.WaitGroup
+	stop := func(name string, shutdown func(context.Context) error) {
+		wg.Go(func() {
+			if err := shutdown(ctx); err != nil {
+				s.log.Warn("shutdown incomplete", "server", name, "err", err)
+			}
+		})
+	}
+	if s.raw != nil {
+		stop("tcp/stdio", s.raw.Shutdown)
+	}
+	if s.http != nil {
+		stop("http", s.http.Shutdown)
+	}
+	wg.Wait()
+}
+
+// wait waits, briefly, for the n serving goroutines still running to return.
+func (s *server) wait(done <-chan error, n int) {
+	timeout := time.After(time.Second)
+	for ; n > 0; n-- {
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, netserver.ErrServerClosed) {
+				s.log.Warn("server stopped", "err", err)
+			}
+		case <-timeout:
+			return
+		}
+	}
+}

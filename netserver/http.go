@@ -1,0 +1,190 @@
+package netserver
+
+// NOTE: the HTTP transport is split in four files. http.go is the fasthttp
+// server and its request handler; httpstd.go the net/http adapter with the
+// same behaviour; httpconn.go the connection wrapper that tracks open
+// connections and drains a refused body before closing; httpopts.go how
+// Options apply to fasthttp.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/valyala/fasthttp"
+)
+
+// HTTPServer serves JSON-RPC 2.0 over HTTP/1.1 with fasthttp. A POST to any
+// path carries one message or one batch:
+//
+//   - 200 with the response (Content-Type: application/json), also when the
+//     response is a JSON-RPC error;
+//   - 204 with an empty body when no response is due (notifications);
+//   - 413 when the body is over Options.MaxMessage;
+//   - 405 with "Allow: POST" for any other method.
+//
+// Each request runs on its own fasthttp worker goroutine, so a slow call
+// blocks nobody else. Handler contexts derive from the engine's context and
+// are cancelled when Shutdown gives up waiting or the engine is closed.
+type HTTPServer struct {
+	e      *dispatch.Engine
+	srv    fasthttp.Server
+	max    int
+	ctx    context.Context // parent of the handlers' contexts
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	lns    []net.Listener
+	conns  httpConns
+}
+
+// NewHTTP returns an HTTPServer for e configured by opts (nil means the
+// defaults). Of Options it uses MaxMessage, MaxConns (concurrent
+// connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
+func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
+	s := &HTTPServer{e: e, max: opts.maxMessage()}
+	s.ctx, s.cancel = context.WithCancel(e.Context())
+	configureFastHTTP(&s.srv, opts)
+	s.srv.Handler = s.Handler
+	s.srv.ErrorHandler = s.errorHandler
+	s.srv.ExpectHandler = s.expect
+	return s
+}
+
+// Serve accepts connections on ln and serves them until Shutdown, after
+// which it returns ErrServerClosed. It closes ln when it returns.
+func (s *HTTPServer) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.lns = append(s.lns, ln)
+	s.mu.Unlock()
+
+	err := s.srv.Serve(httpListener{Listener: ln, conns: &s.conns})
+	ln.Close()
+	if s.isClosed() {
+		return ErrServerClosed
+	}
+	return err
+}
+
+// Shutdown stops the server gracefully: it closes the listeners and the idle
+// connections, and waits for the requests in flight to be answered (their
+// responses say "Connection: close"). If ctx ends first, it cancels the
+// handlers' contexts, closes every connection and returns ctx.Err(); the
+// remaining goroutines exit as their handlers return.
+func (s *HTTPServer) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	lns := s.lns
+	s.lns = nil
+	s.mu.Unlock()
+
+	err := s.srv.ShutdownWithContext(ctx)
+	for _, ln := range lns { // a Serve that had not reached fasthttp yet
+		ln.Close()
+	}
+	s.cancel()
+	switch {
+	case errors.Is(err, net.ErrClosed):
+		err = nil
+	case err != nil:
+		s.conns.closeAll()
+	}
+	return err
+}
+
+func (s *HTTPServer) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Handler serves one HTTP request. It can be used in a fasthttp server of
+// one's own; that server's MaxRequestBodySize bounds what fasthttp reads, and
+// Handler answers 413 to a body over Options.MaxMessage.
+func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
+	if !ctx.IsPost() {
+		s.serveNotPost(ctx)
+		return
+	}
+	body := ctx.PostBody()
+	if len(body) > s.max {
+		tooLarge(ctx)
+		return
+	}
+	// Append the response straight into the response's own pooled body
+	// buffer: borrow its bytes, let the engine append, hand them back.
+	out := ctx.Response.SwapBody(nil)[:0]
+	out = s.e.ProcessContext(s.ctx, out, body)
+	ctx.Response.SwapBody(out)
+	if len(out) == 0 {
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+		return
+	}
+	ctx.Response.Header.SetContentTypeBytes(jsonContentType)
+}
+
+// serveNotPost answers every request whose method is not POST.
+func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
+	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed), fasthttp.StatusMethodNotAllowed)
+	ctx.Response.Header.SetBytesV(fasthttp.HeaderAllow, allowPost) // after Error, which resets headers
+}
+
+// expect answers "Expect: 100-continue": a declared body over the limit is
+// refused with 413 before the client sends it.
+func (s *HTTPServer) expect(ctx *fasthttp.RequestCtx) int {
+	if ctx.Request.Header.ContentLength() > s.max {
+		lingerOnClose(ctx) // the client may send the body anyway
+		return fasthttp.StatusRequestEntityTooLarge
+	}
+	return fasthttp.StatusContinue
+}
+
+// errorHandler answers a request fasthttp could not read. A body over the
+// limit gets 413; the connection then drains what the client still sends
+// before closing, so that the client can read the 413 (see httpConn).
+func (s *HTTPServer) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	if !errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		defaultErrorHandler(ctx, err)
+		return
+	}
+	lingerOnClose(ctx)
+	tooLarge(ctx)
+}
+
+// lingerOnClose makes the connection of ctx drain its input before closing.
+func lingerOnClose(ctx *fasthttp.RequestCtx) {
+	if c, ok := ctx.Conn().(*httpConn); ok {
+		c.lingerOnClose()
+	}
+}
+
+func tooLarge(ctx *fasthttp.RequestCtx) {
+	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusRequestEntityTooLarge), fasthttp.StatusRequestEntityTooLarge)
+}
+
+// defaultErrorHandler mirrors fasthttp's answers to other reading errors.
+func defaultErrorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	var ne net.Error
+	switch {
+	case errors.As(err, &small):
+		ctx.Error("Too big request header", fasthttp.StatusRequestHeaderFieldsTooLarge)
+	case errors.As(err, &ne) && ne.Timeout():
+		ctx.Error("Request timeout", fasthttp.StatusRequestTimeout)
+	default:
+		ctx.Error("Error when parsing request", fasthttp.StatusBadRequest)
+	}
+}
+
+var (
+	jsonContentType = []byte("application/json")
+	allowPost       = []byte(fasthttp.MethodPost)
+)

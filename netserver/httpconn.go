@@ -1,0 +1,98 @@
+package netserver
+
+import (
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A server that refuses a body over the limit answers 413 and closes the
+// connection while the client may still be sending. Closing a socket with
+// unread input makes the kernel send RST, and a client that is still
+// writing then sees "connection reset" instead of the 413. So a connection
+// marked by lingerOnClose first half-closes (the client sees the response
+// and EOF), then reads and discards what the client still sends, for at most
+// lingerTime and lingerBytes, and only then closes.
+const (
+	lingerTime  = time.Second
+	lingerBytes = 64 << 20
+)
+
+// httpListener wraps accepted connections in httpConn and keeps the set of
+// open ones, so that a Shutdown that runs out of time can close them.
+type httpListener struct {
+	net.Listener
+	conns *httpConns
+}
+
+func (l httpListener) Accept() (net.Conn, error) {
+	nc, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	c := &httpConn{Conn: nc, set: l.conns}
+	l.conns.add(c)
+	return c, nil
+}
+
+// httpConns is a set of open connections.
+type httpConns struct {
+	mu sync.Mutex
+	m  map[*httpConn]struct{}
+}
+
+func (s *httpConns) add(c *httpConn) {
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = make(map[*httpConn]struct{})
+	}
+	s.m[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *httpConns) remove(c *httpConn) {
+	s.mu.Lock()
+	delete(s.m, c)
+	s.mu.Unlock()
+}
+
+// closeAll closes every open connection at once, without lingering.
+func (s *httpConns) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.m {
+		c.Conn.Close()
+		delete(s.m, c)
+	}
+}
+
+// httpConn is a net.Conn whose Close can drain unread input first.
+type httpConn struct {
+	net.Conn
+	set    *httpConns
+	linger atomic.Bool
+}
+
+// lingerOnClose makes Close drain the input first.
+func (c *httpConn) lingerOnClose() { c.linger.Store(true) }
+
+// Close closes the connection, draining it first if lingerOnClose was called.
+func (c *httpConn) Close() error {
+	c.set.remove(c)
+	if c.linger.Swap(false) {
+		c.drain()
+	}
+	return c.Conn.Close()
+}
+
+func (c *httpConn) drain() {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	if c.Conn.SetReadDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
+}

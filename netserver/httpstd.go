@@ -1,0 +1,90 @@
+package netserver
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/pool"
+)
+
+// HTTPHandler returns a net/http Handler that serves JSON-RPC 2.0 the way
+// HTTPServer does: POST (any path) with one message or batch gets 200 and
+// the response as application/json, or 204 and an empty body when no
+// response is due; a body over Options.MaxMessage gets 413; other methods
+// get 405 with "Allow: POST". Of Options it uses MaxMessage only: timeouts
+// and connection limits belong to the http.Server.
+//
+// Handler contexts derive from the request's context, so a call is cancelled
+// when its client goes away (and, through http.Server.BaseContext, when the
+// server decides so).
+func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
+	return &stdHandler{e: e, max: int64(opts.maxMessage())}
+}
+
+// stdHandler is the net/http adapter.
+type stdHandler struct {
+	e       *dispatch.Engine
+	max     int64
+	in, out pool.Buffers
+}
+
+func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		h.serveNotPost(w, r)
+		return
+	}
+	in := h.in.Get()
+	defer h.in.Put(in)
+	if !h.readBody(w, r, in) {
+		return
+	}
+	out := h.out.Get()
+	defer h.out.Put(out)
+	out.B = h.e.ProcessContext(r.Context(), out.B, in.B)
+	if len(out.B) == 0 {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out.B)
+}
+
+// readBody reads the request body into in, or answers the request itself
+// and reports false. Going over the limit through http.MaxBytesReader makes
+// net/http close the connection after the 413 in a way that lets the client
+// read it. A declared Content-Length over the limit is refused without
+// reading the body: at once if the client waits for "100 Continue" (which
+// net/http sends on the first read), else through a limit of 0.
+func (h *stdHandler) readBody(w http.ResponseWriter, r *http.Request, in *pool.Buffer) bool {
+	limit := h.max
+	if r.ContentLength > limit {
+		if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+			stdError(w, http.StatusRequestEntityTooLarge)
+			return false
+		}
+		limit = 0
+	}
+	_, err := in.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooLarge):
+		stdError(w, http.StatusRequestEntityTooLarge)
+	default: // a broken body: malformed chunks, the client went away
+		stdError(w, http.StatusBadRequest)
+	}
+	return false
+}
+
+func stdError(w http.ResponseWriter, status int) {
+	http.Error(w, http.StatusText(status), status)
+}
+
+// serveNotPost answers every request whose method is not POST.
+func (h *stdHandler) serveNotPost(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	stdError(w, http.StatusMethodNotAllowed)
+}
