@@ -259,9 +259,7 @@ func (c *conn) finish(cause error) {
 	c.ended = true
 	c.mu.Unlock()
 	c.cancel()
-	if c.nc != nil {
-		c.nc.Close()
-	}
+	c.closeTransport(cause)
 	c.release()
 }
 

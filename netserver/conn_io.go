@@ -1,13 +1,21 @@
 package netserver
 
 import (
+	"errors"
 	"io"
 	"time"
+
+	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 // aLongTimeAgo is a deadline in the past: setting it interrupts a blocked
 // read at once.
 var aLongTimeAgo = time.Unix(1, 0)
+
+// drainTime bounds how long a connection closed while its peer may still be
+// sending is drained first (as net/http does), so that the peer gets the last
+// responses rather than a reset.
+const drainTime = 500 * time.Millisecond
 
 // writeChunk is the most bytes given to one Write, so that WriteTimeout
 // bounds a write that makes no progress rather than a long one that does.
@@ -148,4 +156,23 @@ func (c *conn) interruptLocked() {
 	if cl, ok := c.r.(io.Closer); ok {
 		cl.Close()
 	}
+}
+
+// closeTransport closes a TCP connection. When reading stopped with input
+// perhaps still coming (Shutdown, broken framing, a stalled frame), it first
+// half-closes and drains the input for up to drainTime: closing a socket
+// with unread input sends a reset, which can destroy the responses just
+// written before the peer reads them.
+func (c *conn) closeTransport(cause error) {
+	if c.nc == nil {
+		return
+	}
+	linger := cause == errStopped || cause == errReadTimeout || errors.Is(cause, frame.ErrBroken)
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok && linger && c.werr == nil {
+		if cw.CloseWrite() == nil {
+			c.nc.SetReadDeadline(time.Now().Add(drainTime))
+			io.Copy(io.Discard, c.nc)
+		}
+	}
+	c.nc.Close()
 }

@@ -9,9 +9,9 @@
 //     (package netserver/frame). Responses use the framing of the
 //     connection.
 //   - HTTP: POST carries one message or batch (200 with the response, 204
-//     when none is due, 413 over the message limit, 405 for other methods),
-//     served by fasthttp or as a net/http Handler; GET /ws upgrades to
-//     WebSocket with one message per text frame (http.go, httpstd.go).
+//     when none is due, 413 over the message limit, 405 for other methods).
+//     HTTPServer (NewHTTP) serves it with fasthttp; HTTPHandler returns the
+//     same as a net/http Handler.
 //
 // Every transport is configured by the same Options (nil means defaults).
 //

@@ -28,14 +28,14 @@ type Options struct {
 	// but not yet written (default 4 MiB). Over it the connection stops
 	// reading until the peer has taken some.
 	MaxPending int
-	// ReadTimeout: a frame, once its first bytes arrived, must be complete
-	// within this (default 30s). TCP connections only.
+	// ReadTimeout: a frame (an HTTP request), once its first bytes arrived,
+	// must be complete within this (default 30s). Not for stdio.
 	ReadTimeout time.Duration
 	// IdleTimeout: a connection with no input and nothing in flight for
-	// this long is closed (default 5m). TCP connections only.
+	// this long is closed (default 5m). Not for stdio.
 	IdleTimeout time.Duration
 	// WriteTimeout: a write that makes no progress for this long drops the
-	// connection (default 30s). TCP connections only.
+	// connection (default 30s). Not for stdio.
 	WriteTimeout time.Duration
 	// Logger receives connection events and errors (default slog.Default()).
 	// Nothing is ever written to stdout.

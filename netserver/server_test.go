@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jetrpc/jetrpc/internal/vectors"
 	"github.com/jetrpc/jetrpc/netserver/frame"
@@ -185,5 +188,25 @@ func TestPanicMethod(t *testing.T) {
 	ts := startServer(t, nil)
 	c := ts.dial(t, frame.NDJSON)
 	expectError(t, c.call(`{"jsonrpc":"2.0","method":"panic","id":1}`), "1", -32603)
+	expectResult(t, c.call(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2}`), "2", "19")
+}
+
+// TestUnixSocket: Serve takes any net.Listener.
+func TestUnixSocket(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &Options{IdleTimeout: time.Minute})
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "jetrpc.sock"))
+	if err != nil {
+		t.Skip("no unix sockets:", err)
+	}
+	ts := &testServer{Server: s, addr: ln.Addr().String(), serve: make(chan error, 1)}
+	go func() { ts.serve <- s.Serve(ln) }()
+	t.Cleanup(func() { ts.shutdown(t) })
+	nc, err := net.Dial("unix", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := &client{t: t, kind: frame.Header, w: nc, nc: nc, fr: frame.NewReader(nc, frame.Header, 0)}
 	expectResult(t, c.call(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2}`), "2", "19")
 }

@@ -106,3 +106,45 @@ func TestServeAfterShutdown(t *testing.T) {
 		t.Fatal("Serve did not close the listener")
 	}
 }
+
+// TestShutdownBusyClient: a client still sending when Shutdown closes its
+// connection, and reading only after that, gets the response to its call in
+// flight.
+func TestShutdownBusyClient(t *testing.T) {
+	var started atomic.Int32
+	ts := startServer(t, nil, countStarts("sleep", &started))
+	c := ts.dial(t, frame.NDJSON)
+	c.send(`{"jsonrpc":"2.0","method":"sleep","params":[200],"id":"s"}`)
+	waitFor(t, "the call in flight", func() bool { return started.Load() == 1 })
+	stopWriting := make(chan struct{})
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		msg := frame.AppendFrame(nil, frame.NDJSON, []byte(subtractCall))
+		for {
+			select {
+			case <-stopWriting:
+				return
+			default:
+			}
+			if _, err := c.nc.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	defer func() { close(stopWriting); <-writerDone }()
+	if err := ts.Shutdown(context.Background()); err != nil { // read only once the server closed
+		t.Fatal(err)
+	}
+	c.nc.SetReadDeadline(time.Now().Add(testTimeout))
+	for {
+		msg, err := c.fr.Next()
+		if err != nil {
+			t.Fatalf("connection ended with %v before the sleep's response", err)
+		}
+		if r := decodeResponse(t, msg); string(r.ID) == `"s"` {
+			break
+		}
+	}
+	c.expectClosed()
+}
