@@ -45,12 +45,17 @@ func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	case decode.Call, decode.Notification:
 		return e.serve(cc, dst, m)
 	case decode.Invalid:
-		return encode.AppendError(dst, m.ID, encode.CodeInvalidRequest,
-			encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
+		return e.appendInvalid(dst, m)
 	default: // a Response nobody here is waiting for
 		e.dropped.Add(1)
 		return dst
 	}
+}
+
+// appendInvalid answers an Invalid Request, with error.data saying why.
+func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
+	return encode.AppendError(dst, m.ID, encode.CodeInvalidRequest,
+		encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
 }
 
 // serve runs the method of a Call or Notification.

@@ -235,3 +235,19 @@ func TestRegister(t *testing.T) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+func TestReject(t *testing.T) {
+	e := newDemo(t, nil)
+	f := func(in, want string) {
+		t.Helper()
+		if got := string(e.Reject(nil, []byte(in), dispatch.Code(-32001))); got != want {
+			t.Fatalf("%s\n got %s\nwant %s", in, got, want)
+		}
+	}
+	f(`{"jsonrpc":"2.0","method":"sleep","params":[1],"id":7}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32001,"message":"Server overloaded"}}`)
+	f(`{"jsonrpc":"2.0","method":"sleep","params":[1]}`, ``)
+	f(`[{"jsonrpc":"2.0","method":"update"},{"jsonrpc":"2.0","method":"sleep","id":"a"},{"jsonrpc":"2.0","result":1,"id":2}]`,
+		`[{"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"Server overloaded"}}]`)
+	f(`[{"jsonrpc":"2.0","method":"update"}]`, ``)
+	f(`{`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":"invalid JSON at offset 1"}}`)
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/pool"
 )
 
 // Route tells a server where a message should run.
@@ -80,4 +82,47 @@ func (e *Engine) batchRoute(ms []decode.Message) Route {
 		}
 	}
 	return route
+}
+
+// Go runs t on the engine's worker pool (the pool that also runs batch
+// members; its size is Options.MaxWorkers). It returns false, without
+// running t, when every worker is busy or the engine is closed.
+func (e *Engine) Go(t pool.Task) bool { return e.workers.Submit(t) }
+
+// Reject appends the answer to a message that will not be run: every call in
+// it gets an error with code (for example encode.CodeOverloaded) and its id,
+// invalid members get -32600 as usual, notifications and responses nothing.
+// It returns dst unchanged when no answer is due.
+func (e *Engine) Reject(dst, msg []byte, code Code) []byte {
+	s := e.getState()
+	defer e.putState(s)
+	m, err := s.p.Parse(msg)
+	switch {
+	case err != nil:
+		return e.appendParseError(s, dst, err)
+	case m.Kind == decode.Batch:
+		start := len(dst)
+		dst = encode.AppendBatchStart(dst)
+		ms := s.p.Batch()
+		for i := range ms {
+			dst = e.appendRejected(dst, start, &ms[i], code)
+		}
+		return encode.FinishBatch(dst, start)
+	}
+	return e.appendRejected(dst, -1, m, code)
+}
+
+// appendRejected answers one message of a rejected message; start >= 0 is
+// where its batch array begins.
+func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code Code) []byte {
+	if m.Kind != decode.Call && m.Kind != decode.Invalid {
+		return dst
+	}
+	if start >= 0 {
+		dst = encode.AppendBatchSep(dst, start)
+	}
+	if m.Kind == decode.Invalid {
+		return e.appendInvalid(dst, m)
+	}
+	return encode.AppendStdError(dst, m.ID, code)
 }

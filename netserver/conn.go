@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver/frame"
 	"github.com/jetrpc/jetrpc/pool"
@@ -73,10 +72,9 @@ type conn struct {
 	rd connReader // r wrapped with the frame-start read deadline (TCP)
 
 	// used by the reader goroutine only
-	fr     *frame.Reader
-	kind   frame.Kind // framing of responses, fixed after the first frame
-	local  *pool.Buffer
-	parser *decode.Parser // for the rare overloaded answer; allocated on first use
+	fr    *frame.Reader
+	kind  frame.Kind // framing of responses, fixed after the first frame
+	local *pool.Buffer
 
 	mu       sync.Mutex
 	cond     sync.Cond

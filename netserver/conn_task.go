@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/netserver/frame"
@@ -79,7 +78,7 @@ func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
 		c.enqueue(t)
 		return dst
 	}
-	if c.srv.workers.Submit(t) {
+	if c.srv.e.Go(t) {
 		return dst
 	}
 	c.inflight.Add(-1) // only this goroutine waits on inflight
@@ -98,7 +97,7 @@ func (c *conn) enqueue(t *task) {
 	start := !c.qrunning
 	c.qrunning = true
 	c.mu.Unlock()
-	if start && !c.srv.workers.Submit(&c.ordered) {
+	if start && !c.srv.e.Go(&c.ordered) {
 		// Workers saturated: ordered work must not be refused (a
 		// notification cannot be answered), so it gets its own goroutine,
 		// which finish waits for through inflight.
@@ -129,39 +128,10 @@ func (o *orderedRunner) Run() {
 // in it gets -32001 "Server overloaded" with its id.
 func (c *conn) appendOverloaded(dst, msg []byte) []byte {
 	c.srv.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.remote())
-	if c.parser == nil {
-		c.parser = new(decode.Parser)
-	}
 	b, mark := frame.BeginFrame(dst, c.kind)
 	start := len(b)
-	m, err := c.parser.Parse(msg)
-	switch {
-	case err != nil: // not expected: the engine parsed msg already
-		b = encode.AppendStdError(b, nil, encode.CodeOverloaded)
-	case m.Kind == decode.Batch:
-		b = appendOverloadedBatch(b, c.parser.Batch())
-	case m.Kind == decode.Call:
-		b = encode.AppendStdError(b, m.ID, encode.CodeOverloaded)
-	}
-	c.parser.Reset()
-	if len(b) == start {
+	if b = c.srv.e.Reject(b, msg, encode.CodeOverloaded); len(b) == start {
 		return b[:mark]
 	}
 	return frame.EndFrame(b, c.kind, mark)
-}
-
-func appendOverloadedBatch(dst []byte, ms []decode.Message) []byte {
-	start := len(dst)
-	dst = encode.AppendBatchStart(dst)
-	for i := range ms {
-		switch ms[i].Kind {
-		case decode.Call:
-			dst = encode.AppendBatchSep(dst, start)
-			dst = encode.AppendStdError(dst, ms[i].ID, encode.CodeOverloaded)
-		case decode.Invalid:
-			dst = encode.AppendBatchSep(dst, start)
-			dst = encode.AppendStdError(dst, ms[i].ID, encode.CodeInvalidRequest)
-		}
-	}
-	return encode.FinishBatch(dst, start)
 }

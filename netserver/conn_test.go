@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver/frame"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
 const subtractCall = `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2}`
@@ -160,17 +160,23 @@ func TestMaxInFlight(t *testing.T) {
 func TestOverloaded(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
+	var sleeps atomic.Int32
 	checkGoroutines(t)
-	s := newServer(t, nil, withMethod(recordMethod(&mu, &got)))
-	s.workers = pool.NewWorkers(&pool.WorkersOptions{Max: 1})
-	ts := serveOn(t, s)
+	e := dispatch.New(&dispatch.Options{Logger: quiet, MaxWorkers: 1})
+	for _, f := range []engineSetup{demo.Register, withMethod(recordMethod(&mu, &got)), countStarts("sleep", &sleeps)} {
+		if err := f(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(e.Close)
+	ts := serveOn(t, New(e, &Options{Logger: quiet}))
 	c := ts.dial(t, frame.NDJSON)
 	c.send(`{"jsonrpc":"2.0","method":"sleep","params":[300],"id":1}`)
-	waitFor(t, "the worker to be busy", func() bool { return ts.workers.Running() == 1 })
+	waitFor(t, "the worker to be busy", func() bool { return sleeps.Load() == 1 })
 	expectError(t, c.call(`{"jsonrpc":"2.0","method":"sleep","params":[1],"id":2}`), "2", -32001)
 	batch := c.call(`[{"jsonrpc":"2.0","method":"sleep","params":[1],"id":3},{"jsonrpc":"2.0","method":"update"},1]`)
 	if want := `[{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"Server overloaded"}},` +
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]`; string(batch) != want {
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"message must be an object"}}]`; string(batch) != want {
 		t.Errorf("batch answer\n got %s\nwant %s", batch, want)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"record","params":[1]}`)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver/frame"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
 // ErrServerClosed is returned by Serve and ServeStdio after Shutdown.
@@ -19,9 +18,8 @@ var ErrServerClosed = errors.New("netserver: server closed")
 // Server serves an Engine over raw TCP (or any net.Listener) and stdio.
 // Create it with New; it is safe for concurrent use.
 type Server struct {
-	e       *dispatch.Engine
-	log     *slog.Logger
-	workers *pool.Workers
+	e   *dispatch.Engine
+	log *slog.Logger
 
 	framing      frame.Kind
 	maxMessage   int
@@ -50,7 +48,6 @@ func New(e *dispatch.Engine, opts *Options) *Server {
 	s := &Server{
 		e:            e,
 		log:          opts.logger(),
-		workers:      pool.NewWorkers(nil),
 		framing:      opts.framing(),
 		maxMessage:   opts.maxMessage(),
 		maxConns:     opts.maxConns(),
@@ -187,7 +184,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		s.wg.Wait()
-		s.workers.Stop()
 		close(done)
 	}()
 	select {
