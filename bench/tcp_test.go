@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -59,12 +60,24 @@ func BenchmarkTCP(b *testing.B) {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
 				b.ResetTimer()
+				before := mallocs()
 				elapsed, err := bench.Pipelined(ctx, addrs[server], m.conns, m.depth, b.N, req)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+				b.ReportMetric(float64(mallocs()-before)/float64(b.N), "allocs/call")
 			})
 		}
 	}
+}
+
+// mallocs is the process's heap allocation count so far. The servers and
+// the load generator share the process, so a delta over a run bounds the
+// server's allocations per call from above (the generator allocates only
+// per connection).
+func mallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
 }

@@ -49,26 +49,47 @@ func FuzzProcess(f *testing.F) {
 		f.Add(s, uint8(i))
 	}
 	engines := newEngines(f)
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
+	cancelled := cancelledContext()
 	f.Fuzz(func(t *testing.T, data []byte, cfg uint8) {
-		c := int(cfg) % len(engines)
-		in := bytes.Clone(data)
-		dst := append(make([]byte, 0, 3+int(cfg)%64), "pre"...)
-		out := engines[c].ProcessContext(cancelled, dst, data)
-		where := "Process(" + strconv.Quote(string(in)) + ") limits " + strconv.Itoa(engineConfigs[c].depth) +
-			"/" + strconv.Itoa(engineConfigs[c].batch)
-		if !bytes.Equal(in, data) {
-			t.Fatalf("%s modified its input", where)
-		}
-		if len(out) < 3 || string(out[:3]) != "pre" {
-			t.Fatalf("%s = %q: lost what dst held", where, out)
-		}
-		ref := Classify(in, engineConfigs[c].depth, engineConfigs[c].batch)
-		if msg := checkResponse(ref, out[3:]); msg != "" {
-			t.Fatalf("%s = %s\n%s", where, out[3:], msg)
-		}
+		process(t, engines, cancelled, data, cfg)
 	})
+}
+
+// cancelledContext returns a context that is already cancelled: the demo "sleep" returns at once.
+func cancelledContext() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// TestProcessDeep runs the messages around the default depth limit through the default engine.
+func TestProcessDeep(t *testing.T) {
+	engines := newEngines(t)
+	for _, s := range deep {
+		process(t, engines, cancelledContext(), []byte(s), 0)
+	}
+}
+
+// process runs data through engines[cfg%len(engines)] with ctx as the handlers' parent and
+// checks what it writes.
+func process(t *testing.T, engines []*dispatch.Engine, ctx context.Context, data []byte, cfg uint8) {
+	t.Helper()
+	c := int(cfg) % len(engines)
+	in := bytes.Clone(data)
+	dst := append(make([]byte, 0, 3+int(cfg)%64), "pre"...)
+	out := engines[c].ProcessContext(ctx, dst, data)
+	where := "Process(" + strconv.Quote(string(in)) + ") limits " + strconv.Itoa(engineConfigs[c].depth) +
+		"/" + strconv.Itoa(engineConfigs[c].batch)
+	if !bytes.Equal(in, data) {
+		t.Fatalf("%s modified its input", where)
+	}
+	if len(out) < 3 || string(out[:3]) != "pre" {
+		t.Fatalf("%s = %q: lost what dst held", where, out)
+	}
+	ref := Classify(in, engineConfigs[c].depth, engineConfigs[c].batch)
+	if msg := checkResponse(ref, out[3:]); msg != "" {
+		t.Fatalf("%s = %s\n%s", where, out[3:], msg)
+	}
 }
 
 // expected is one response the engine owes: its id (nil: null) and a check of the rest.

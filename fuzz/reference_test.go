@@ -106,6 +106,15 @@ func FuzzScanner(f *testing.F) {
 	})
 }
 
+// TestScannerDeep compares the parser with the reference around the default depth limit.
+func TestScannerDeep(t *testing.T) {
+	var p decode.Parser
+	for _, s := range deep {
+		compareParse(t, &p, []byte(s), 0, 0)
+		compareParse(t, &p, []byte(s), 999, 1)
+	}
+}
+
 // compareParse parses data with p and checks the outcome against Classify.
 func compareParse(t *testing.T, p *decode.Parser, data []byte, maxDepth, maxBatch int) {
 	t.Helper()

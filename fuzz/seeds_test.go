@@ -135,12 +135,21 @@ var tricky = []string{
 	// Deep nesting: at, and just over, small limits and the default.
 	nest(1, ""), nest(2, ""), nest(3, "1"), nest(5, `{}`), nestObj(4, "1"),
 	`[` + req(`"method":"echo","params":`+nest(3, "")+`,"id":1`) + `]`,
+	`["` + strings.Repeat(`[`, 20) + `"]`,
+	`{"a":"\"[[[[[[[[[["}`,
+}
+
+// deep are messages at and just over the default depth limit (1000). They are unit tests, not
+// fuzz seeds: the fuzzer would spend its time mutating and minimizing kilobytes of brackets,
+// and the small limits FuzzScanner and FuzzProcess pick cover the same code.
+var deep = []string{
 	req(`"method":"echo","params":` + nest(998, "") + `,"id":1`),
 	req(`"method":"echo","params":` + nest(999, "") + `,"id":1`),
 	nest(1000, ""), nest(1001, ""), nest(1001, "1") + "x", nest(1500, "")[:1500],
-	"[" + nestObj(999, "1") + "]",
-	`["` + strings.Repeat(`[`, 20) + `"]`,
-	`{"a":"\"[[[[[[[[[["}`,
+	"[" + nestObj(999, "1") + "]", "[" + nestObj(998, "1") + "]",
+	"[" + req(`"method":"echo","params":`+nest(997, `"x"`)+`,"id":"d"`) + "]",
+	"[" + req(`"method":"echo","params":`+nest(998, `"x"`)+`,"id":"d"`) + "]",
+	nest(1001, "") + "\xff", "[\"\xff\"," + nest(1001, "") + "]",
 }
 
 // truncated are messages whose every prefix is a seed.
