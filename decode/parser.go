@@ -225,19 +225,8 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			}
 		}
 		i = end
-		if i < len(data) && data[i] == ':' {
-			i++
-		} else {
-			if i = skipWSSlow(data, i); i >= len(data) {
-				return i, codeTruncated
-			}
-			if data[i] != ':' {
-				return i, codeSyntax
-			}
-			i++
-		}
-		if i = skipWS(data, i); i >= len(data) {
-			return i, codeTruncated
+		if i, c = consumeColon(data, i); c != codeOK {
+			return i, c
 		}
 		vs := i
 		vesc = false

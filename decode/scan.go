@@ -376,19 +376,8 @@ key: // data[i] should open a member name
 	if i, _, c = scanString(data, i); c != codeOK {
 		return i, c
 	}
-	if i < len(data) && data[i] == ':' {
-		i++
-	} else {
-		if i = skipWSSlow(data, i); i >= len(data) {
-			return i, codeTruncated
-		}
-		if data[i] != ':' {
-			return i, codeSyntax
-		}
-		i++
-	}
-	if i = skipWS(data, i); i >= len(data) {
-		return i, codeTruncated
+	if i, c = consumeColon(data, i); c != codeOK {
+		return i, c
 	}
 value: // data[i] should start a value
 	switch b = data[i]; b {
@@ -431,4 +420,27 @@ closed: // a container just closed
 	}
 	obj = s.isObject(depth - 1)
 	goto next
+}
+
+// consumeColon consumes the ':' after a member name at data[i] and the
+// whitespace around it, returning the offset of the member's value. The
+// common `"name":value` is handled inline.
+func consumeColon(data []byte, i int) (int, code) {
+	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
+		return i + 1, codeOK
+	}
+	return consumeColonSlow(data, i)
+}
+
+func consumeColonSlow(data []byte, i int) (int, code) {
+	if i = skipWS(data, i); i >= len(data) {
+		return i, codeTruncated
+	}
+	if data[i] != ':' {
+		return i, codeSyntax
+	}
+	if i = skipWS(data, i+1); i >= len(data) {
+		return i, codeTruncated
+	}
+	return i, codeOK
 }
