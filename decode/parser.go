@@ -225,7 +225,9 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			}
 		}
 		i = end
-		if i, c = consumeColon(data, i); c != codeOK {
+		if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
+			i++
+		} else if i, c = consumeColonSlow(data, i); c != codeOK {
 			return i, c
 		}
 		vs := i

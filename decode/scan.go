@@ -376,7 +376,9 @@ key: // data[i] should open a member name
 	if i, _, c = scanString(data, i); c != codeOK {
 		return i, c
 	}
-	if i, c = consumeColon(data, i); c != codeOK {
+	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
+		i++
+	} else if i, c = consumeColonSlow(data, i); c != codeOK {
 		return i, c
 	}
 value: // data[i] should start a value
@@ -422,16 +424,10 @@ closed: // a container just closed
 	goto next
 }
 
-// consumeColon consumes the ':' after a member name at data[i] and the
-// whitespace around it, returning the offset of the member's value. The
-// common `"name":value` is handled inline.
-func consumeColon(data []byte, i int) (int, code) {
-	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
-		return i + 1, codeOK
-	}
-	return consumeColonSlow(data, i)
-}
-
+// consumeColonSlow consumes the ':' after a member name at data[i] and the
+// whitespace around it, returning the offset of the member's value. Callers
+// handle the common `"name":value` inline first (a function with both paths
+// is over the inlining budget).
 func consumeColonSlow(data []byte, i int) (int, code) {
 	if i = skipWS(data, i); i >= len(data) {
 		return i, codeTruncated
