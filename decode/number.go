@@ -19,27 +19,40 @@ func isNumber(num []byte) bool {
 // when num is not a JSON number or has a fraction or exponent (`1.0`, `1e3`), and strconv's
 // range error when it does not fit.
 func ParseInt(num []byte) (int64, error) {
-	if !isNumber(num) {
-		return 0, ErrSyntax
+	i := 0
+	if len(num) > 0 && num[0] == '-' {
+		i = 1
 	}
-	digits := num
-	if num[0] == '-' {
-		digits = num[1:]
+	digits := len(num) - i
+	if digits == 0 || digits > 18 || num[i] == '0' && digits > 1 {
+		return parseIntSlow(num)
 	}
 	var v int64
-	for _, b := range digits {
-		if b-'0' >= 10 {
-			return 0, ErrSyntax // a fraction or an exponent
+	for _, b := range num[i:] {
+		d := b - '0'
+		if d > 9 {
+			return 0, ErrSyntax // a fraction, an exponent or not a number
 		}
-		v = v*10 + int64(b-'0') // may wrap past 18 digits; then strconv decides below
+		v = v*10 + int64(d)
 	}
-	if len(digits) > 18 {
-		return strconv.ParseInt(bytesconv.B2S(num), 10, 64)
-	}
-	if num[0] == '-' {
+	if i == 1 {
 		v = -v
 	}
 	return v, nil
+}
+
+// parseIntSlow is ParseInt for the empty token, a leading zero and 19 or
+// more digits.
+func parseIntSlow(num []byte) (int64, error) {
+	if !isNumber(num) {
+		return 0, ErrSyntax
+	}
+	for _, b := range num {
+		if b == '.' || b == 'e' || b == 'E' {
+			return 0, ErrSyntax
+		}
+	}
+	return strconv.ParseInt(bytesconv.B2S(num), 10, 64)
 }
 
 // ParseFloat parses the JSON number token num as a float64 without allocating. It returns

@@ -242,7 +242,11 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		case b == '{' || b == '[':
 			i, c = s.composite(data, i, depth)
 		case b == '-' || b-'0' < 10:
-			i, c = scanNumber(data, i)
+			if j := plainInt(data, i); j > i {
+				i = j
+			} else {
+				i, c = scanNumber(data, i)
+			}
 		default:
 			i, c = scalar(data, i)
 		}

@@ -251,6 +251,23 @@ func scanNumber(data []byte, i int) (int, code) {
 	return i, codeOK
 }
 
+// plainInt returns the end of a one- or two-digit unsigned integer (no
+// leading zero) at data[i] that a ',', ']' or '}' follows, or i when data[i:]
+// is anything else (then scanNumber decides). Small enough to inline, it
+// spares the call for the usual ids and small params.
+func plainInt(data []byte, i int) int {
+	if i+2 < len(data) && data[i]-'0' < 10 {
+		j := i + 1
+		if data[i] != '0' && data[j]-'0' < 10 {
+			j++
+		}
+		if b := data[j]; b == ',' || b == ']' || b == '}' {
+			return j
+		}
+	}
+	return i
+}
+
 // scanLiteral scans lit (true, false or null) at data[i].
 func scanLiteral(data []byte, i int, lit string) (int, code) {
 	if i+len(lit) <= len(data) && string(data[i:i+len(lit)]) == lit {
@@ -388,7 +405,9 @@ value: // data[i] should start a value
 	case '{', '[':
 		goto open
 	default:
-		if b == '-' || b-'0' < 10 {
+		if j := plainInt(data, i); j > i {
+			i = j // the common small integer, without a call
+		} else if b == '-' || b-'0' < 10 {
 			i, c = scanNumber(data, i)
 		} else {
 			i, c = scalar(data, i)

@@ -16,6 +16,12 @@
 //
 //	go test -run '^$' -fuzz '^FuzzScanner$' -fuzztime 180s ./fuzz/
 //
+// Go minimizes every input that finds new coverage, for up to a minute by default. Inputs that
+// are interesting only for their length (a long string crossing another loop-count bucket) do
+// not shrink, and FuzzProcess's coverage is not fully deterministic (batch members run on pooled
+// goroutines), so on a busy machine the fuzzer can spend long stretches minimizing;
+// -fuzzminimizetime 1000x bounds that.
+//
 // Inputs found by the fuzzer that once failed are kept under testdata/fuzz/<Target>/ and run as
 // unit tests with plain `go test`.
 package fuzz

@@ -13,6 +13,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 )
 
 // engineConfigs are the limits of the engines FuzzProcess picks from: the defaults, and small
@@ -51,7 +52,7 @@ func FuzzProcess(f *testing.F) {
 	engines := newEngines(f)
 	cancelled := cancelledContext()
 	f.Fuzz(func(t *testing.T, data []byte, cfg uint8) {
-		process(t, engines, cancelled, data, cfg)
+		process(t, cancelled, engines, data, cfg)
 	})
 }
 
@@ -66,29 +67,31 @@ func cancelledContext() context.Context {
 func TestProcessDeep(t *testing.T) {
 	engines := newEngines(t)
 	for _, s := range deep {
-		process(t, engines, cancelledContext(), []byte(s), 0)
+		process(t, cancelledContext(), engines, []byte(s), 0)
 	}
 }
 
 // process runs data through engines[cfg%len(engines)] with ctx as the handlers' parent and
 // checks what it writes.
-func process(t *testing.T, engines []*dispatch.Engine, ctx context.Context, data []byte, cfg uint8) {
+func process(t *testing.T, ctx context.Context, engines []*dispatch.Engine, data []byte, cfg uint8) {
 	t.Helper()
 	c := int(cfg) % len(engines)
 	in := bytes.Clone(data)
 	dst := append(make([]byte, 0, 3+int(cfg)%64), "pre"...)
 	out := engines[c].ProcessContext(ctx, dst, data)
-	where := "Process(" + strconv.Quote(string(in)) + ") limits " + strconv.Itoa(engineConfigs[c].depth) +
-		"/" + strconv.Itoa(engineConfigs[c].batch)
+	where := func() string {
+		return "Process(" + strconv.Quote(string(in)) + ") limits " + strconv.Itoa(engineConfigs[c].depth) +
+			"/" + strconv.Itoa(engineConfigs[c].batch)
+	}
 	if !bytes.Equal(in, data) {
-		t.Fatalf("%s modified its input", where)
+		t.Fatalf("%s modified its input", where())
 	}
 	if len(out) < 3 || string(out[:3]) != "pre" {
-		t.Fatalf("%s = %q: lost what dst held", where, out)
+		t.Fatalf("%s = %q: lost what dst held", where(), out)
 	}
 	ref := Classify(in, engineConfigs[c].depth, engineConfigs[c].batch)
 	if msg := checkResponse(ref, out[3:]); msg != "" {
-		t.Fatalf("%s = %s\n%s", where, out[3:], msg)
+		t.Fatalf("%s = %s\n%s", where(), out[3:], msg)
 	}
 }
 
@@ -146,12 +149,7 @@ func demoCheck(m *Message) func(*Message) string {
 	case "panic":
 		return wantCode(-32603)
 	case "fail":
-		return func(r *Message) string {
-			if r.Kind != decode.ErrorResponse {
-				return "fail returned no error"
-			}
-			return ""
-		}
+		return failCheck(m.Params)
 	case "subtract", "sum", "sleep":
 		return func(r *Message) string {
 			if r.Kind == decode.Result && !numberRE.Match(r.Result) {
@@ -161,6 +159,49 @@ func demoCheck(m *Message) func(*Message) string {
 		}
 	}
 	return wantCode(-32601)
+}
+
+// failCheck returns what the demo "fail" must answer to params: the error object they
+// describe, its message escaped exactly as encoding/json escapes it (encode.AppendString's
+// promise), or -32602 when they do not describe one.
+func failCheck(params []byte) func(*Message) string {
+	var p map[string]json.RawMessage // the last of a repeated member wins, as in fail
+	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &p) != nil {
+		return wantCode(-32602)
+	}
+	code, err := strconv.ParseInt(string(p["code"]), 10, 32)
+	var text string
+	msg := p["message"]
+	if !integerRE.Match(p["code"]) || err != nil || len(msg) == 0 || msg[0] != '"' || json.Unmarshal(msg, &text) != nil {
+		return wantCode(-32602)
+	}
+	if text == "" {
+		text = encode.Code(code).String()
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(text); err != nil {
+		panic(err)
+	}
+	message := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	data, hasData := p["data"]
+	return func(r *Message) string {
+		var e map[string]json.RawMessage
+		if r.Kind != decode.ErrorResponse || json.Unmarshal(r.Error, &e) != nil {
+			return "fail: want an error"
+		}
+		got, gotData := e["data"]
+		switch {
+		case string(e["code"]) != strconv.FormatInt(code, 10):
+			return "fail: want code " + strconv.FormatInt(code, 10)
+		case !bytes.Equal(e["message"], message):
+			return "fail: want message " + string(message)
+		case gotData != hasData || !bytes.Equal(got, data):
+			return "fail: want data " + string(data)
+		}
+		return ""
+	}
 }
 
 var (
@@ -377,6 +418,15 @@ func TestCheckResponse(t *testing.T) {
 	f(`[1,{"id":2}]`, `[{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"m"}},`+
 		`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"m"}}]`, false) // id 2 twice, null missing
 	f(`[1,{"id":2}]`, `[{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"m"}}]`, false) // one missing
+	fail := req(`"method":"fail","params":{"code":7,"message":"<\u2028\ud800>","data":[1 ]},"id":1`)
+	f(fail, `{"jsonrpc":"2.0","id":1,"error":{"code":7,"message":"<\u2028�>","data":[1 ]}}`, true)
+	f(fail, `{"jsonrpc":"2.0","id":1,"error":{"code":7,"message":"<\u2028\ufffd>","data":[1 ]}}`, false) // not as encoding/json
+	f(fail, `{"jsonrpc":"2.0","id":1,"error":{"code":7,"message":"<\u2028�>","data":[1]}}`, false)
+	f(fail, `{"jsonrpc":"2.0","id":1,"error":{"code":7,"message":"<\u2028�>"}}`, false)
+	f(req(`"method":"fail","params":{"code":7,"message":null},"id":1`),
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params"}}`, true)
+	f(req(`"method":"fail","params":{"code":7,"message":""},"id":1`),
+		`{"jsonrpc":"2.0","id":1,"error":{"code":7,"message":"Error"}}`, true)
 	f(`[`+req(`"method":"update"`)+`]`, ``, true)
 	f(`[`+req(`"method":"update"`)+`]`, `[]`, false)
 }

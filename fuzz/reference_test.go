@@ -122,17 +122,19 @@ func compareParse(t *testing.T, p *decode.Parser, data []byte, maxDepth, maxBatc
 	in := bytes.Clone(data)
 	m, err := p.Parse(data)
 	want := Classify(in, maxDepth, maxBatch)
-	where := "Parse(" + strconv.Quote(string(in)) + ") depth " + strconv.Itoa(maxDepth) + " batch " + strconv.Itoa(maxBatch)
+	where := func() string {
+		return "Parse(" + strconv.Quote(string(in)) + ") depth " + strconv.Itoa(maxDepth) + " batch " + strconv.Itoa(maxBatch)
+	}
 	if !bytes.Equal(in, data) {
-		t.Fatalf("%s modified its input", where)
+		t.Fatalf("%s modified its input", where())
 	}
 	if want.Outcome != OK {
 		var se *decode.SyntaxError
 		if m != nil || !errors.As(err, &se) {
-			t.Fatalf("%s = %v, %v; want a *decode.SyntaxError (%v)", where, m != nil, err, want.Outcome)
+			t.Fatalf("%s = %v, %v; want a *decode.SyntaxError (%v)", where(), m != nil, err, want.Outcome)
 		}
 		if se.Offset < 0 || se.Offset > len(data) {
-			t.Fatalf("%s: offset %d outside the input", where, se.Offset)
+			t.Fatalf("%s: offset %d outside the input", where(), se.Offset)
 		}
 		ok := false
 		switch want.Outcome {
@@ -144,44 +146,44 @@ func compareParse(t *testing.T, p *decode.Parser, data []byte, maxDepth, maxBatc
 			ok = se.Err == decode.ErrDepth
 		}
 		if !ok {
-			t.Fatalf("%s: error %v; reference says %v", where, err, want.Outcome)
+			t.Fatalf("%s: error %v; reference says %v", where(), err, want.Outcome)
 		}
 		if p.Batch() != nil {
-			t.Fatalf("%s: Batch() not nil after an error", where)
+			t.Fatalf("%s: Batch() not nil after an error", where())
 		}
 		return
 	}
 	if err != nil {
-		t.Fatalf("%s: %v; reference says valid: %s", where, err, describe(want.Message))
+		t.Fatalf("%s: %v; reference says valid: %s", where(), err, describe(want.Message))
 	}
 	got := fromDecode(m)
 	if d := describe(got); d != describe(want.Message) {
-		t.Fatalf("%s:\n got %s\nwant %s", where, d, describe(want.Message))
+		t.Fatalf("%s:\n got %s\nwant %s", where(), d, describe(want.Message))
 	}
 	checkCaps(t, where, m)
 	batch := p.Batch()
 	if len(batch) != len(want.Batch) || (m.Kind == decode.Batch) != (batch != nil) {
-		t.Fatalf("%s: %d batch members, want %d", where, len(batch), len(want.Batch))
+		t.Fatalf("%s: %d batch members, want %d", where(), len(batch), len(want.Batch))
 	}
 	for i := range batch {
 		checkCaps(t, where, &batch[i])
 		if d := describe(fromDecode(&batch[i])); d != describe(want.Batch[i]) {
-			t.Fatalf("%s: member %d:\n got %s\nwant %s", where, i, d, describe(want.Batch[i]))
+			t.Fatalf("%s: member %d:\n got %s\nwant %s", where(), i, d, describe(want.Batch[i]))
 		}
 	}
 	c := m.Clone()
 	if d := describe(fromDecode(&c)); d != describe(got) {
-		t.Fatalf("%s: Clone:\n got %s\nwant %s", where, d, describe(got))
+		t.Fatalf("%s: Clone:\n got %s\nwant %s", where(), d, describe(got))
 	}
 }
 
 // checkCaps checks the documented promise that appending to a member slice never overwrites
 // the input: each slice's capacity ends where its value ends.
-func checkCaps(t *testing.T, where string, m *decode.Message) {
+func checkCaps(t *testing.T, where func() string, m *decode.Message) {
 	t.Helper()
 	for _, b := range [][]byte{m.Method, m.ID, m.Params, m.Result, m.Error, m.Meta} {
 		if cap(b) != len(b) {
-			t.Fatalf("%s: member %q has capacity %d beyond its length", where, b, cap(b))
+			t.Fatalf("%s: member %q has capacity %d beyond its length", where(), b, cap(b))
 		}
 	}
 }
