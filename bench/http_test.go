@@ -48,7 +48,7 @@ func BenchmarkHTTP(b *testing.B) {
 	addrs := httpServers(b)
 	req := []byte(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`)
 	for _, server := range []string{"fixed", "jetrpc"} {
-		b.Run(server, func(b *testing.B) {
+		b.Run("server="+server, func(b *testing.B) {
 			c := &fasthttp.HostClient{Addr: addrs[server], MaxConns: 64}
 			defer c.CloseIdleConnections()
 			var left atomic.Int64

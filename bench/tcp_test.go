@@ -56,7 +56,7 @@ func BenchmarkTCP(b *testing.B) {
 	}{{"pipelined", 32, 16}, {"reqresp", 64, 1}}
 	for _, m := range modes {
 		for _, server := range []string{"echo", "stdlib", "jetrpc"} {
-			b.Run(m.name+"/"+server, func(b *testing.B) {
+			b.Run("mode="+m.name+"/server="+server, func(b *testing.B) {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
 				b.ResetTimer()

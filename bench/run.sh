@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the benchmarks that BENCHMARKS.md reports, each beside its baseline in
+# the same run, and summarises them with benchstat. Results go to $OUT
+# (default /tmp/jetrpc-bench). Takes about 15 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/jetrpc-bench}
+COUNT=${COUNT:-10}
+mkdir -p "$OUT"
+command -v benchstat >/dev/null || go install golang.org/x/perf/cmd/benchstat@latest
+BENCHSTAT=$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")
+
+# Engine vs the encoding/json baseline, in process.
+go test -run '^$' -bench '^(BenchmarkEngine|BenchmarkStdlib)$' -benchmem -count="$COUNT" ./bench/ > "$OUT/engine.txt"
+"$BENCHSTAT" -col .name "$OUT/engine.txt" > "$OUT/engine.stat"
+
+# The scanner vs fastjson.ValidateBytes on the same bytes.
+go test -run '^$' -bench '^(BenchmarkScan|BenchmarkFastjsonValidate)$' -benchmem -count="$COUNT" ./decode/ > "$OUT/scan.txt"
+"$BENCHSTAT" -col .name "$OUT/scan.txt" > "$OUT/scan.stat"
+
+# The batch policy: inline against pooled workers.
+go test -run '^$' -bench '^BenchmarkBatchPolicy$' -benchmem -count="$COUNT" ./bench/ > "$OUT/policy.txt"
+"$BENCHSTAT" "$OUT/policy.txt" > "$OUT/policy.stat"
+
+# Loopback TCP (echo limit, stdlib over the same loop, jetrpc) and HTTP
+# (fixed-body fasthttp, jetrpc), load generator in the same process.
+go test -run '^$' -bench '^BenchmarkTCP$' -benchtime=100000x -count="$COUNT" ./bench/ > "$OUT/tcp.txt"
+"$BENCHSTAT" -col /server -row /mode "$OUT/tcp.txt" > "$OUT/tcp.stat"
+go test -run '^$' -bench '^BenchmarkHTTP$' -benchtime=100000x -count="$COUNT" ./bench/ > "$OUT/http.txt"
+"$BENCHSTAT" -col /server "$OUT/http.txt" > "$OUT/http.stat"
+cat "$OUT"/*.stat
