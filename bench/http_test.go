@@ -13,8 +13,9 @@ import (
 )
 
 // httpServers starts, on loopback, a fasthttp server that answers every
-// request with a fixed body (the transport's limit) and jetrpc's fasthttp
-// server.
+// request with a fixed body (the transport's limit), configured with the
+// same read, write and idle timeouts as jetrpc's defaults (each costs a
+// deadline per request), and jetrpc's fasthttp server.
 func httpServers(b *testing.B) map[string]string {
 	addrs := map[string]string{}
 	listen := func(name string) net.Listener {
@@ -26,10 +27,15 @@ func httpServers(b *testing.B) map[string]string {
 		return ln
 	}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"result":19}`)
-	fixed := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
-		ctx.SetContentType("application/json")
-		ctx.SetBody(body)
-	}}
+	fixed := &fasthttp.Server{
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("application/json")
+			ctx.SetBody(body)
+		},
+		ReadTimeout:  netserver.DefaultReadTimeout,
+		WriteTimeout: netserver.DefaultWriteTimeout,
+		IdleTimeout:  netserver.DefaultIdleTimeout,
+	}
 	go fixed.Serve(listen("fixed"))
 	b.Cleanup(func() { fixed.Shutdown() })
 	srv := netserver.NewHTTP(newEngine(b), nil)
