@@ -1,5 +1,6 @@
 // Command jetrpc is the jetrpc command line: "jetrpc serve" runs the demo
-// JSON-RPC 2.0 server over TCP, HTTP and stdio. Run "jetrpc help" for the
+// JSON-RPC 2.0 server over TCP, HTTP and stdio; "jetrpc bench" load-tests
+// jetrpc beside an encoding/json baseline. Run "jetrpc help" for the
 // commands and "jetrpc serve -h" for the flags.
 package main
 
@@ -28,7 +29,7 @@ const usage = `Usage: jetrpc <command> [flags]
 
 Commands:
   serve   run the demo JSON-RPC 2.0 server over TCP, HTTP and stdio
-  bench   load-test a server beside an encoding/json baseline
+  bench   load-test jetrpc beside an encoding/json baseline (or --target ADDR)
   call    send one request to a server and print the response
   help    print this help
 
@@ -47,7 +48,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stdin, stdout, stderr)
-	case "bench", "call":
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
+	case "call":
 		return notAvailable(args[0], stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)

@@ -30,7 +30,10 @@ func TestRunUsage(t *testing.T) {
 	f(2, "", usage) // no arguments
 	f(0, usage, "", "help")
 	f(2, "", `unknown command "frob"`, "frob")
-	f(2, "", "jetrpc: bench: not available in this version", "bench")
+	f(2, "", "--conns 0: must be 1..10000", "bench", "--conns", "0")
+	f(2, "", "--framing auto: must be ndjson, header or len32", "bench", "--framing", "auto")
+	f(2, "", `unknown case "nope"`, "bench", "--mix", "small,nope")
+	f(0, "", "-pipeline int", "bench", "-h")
 	f(2, "", "jetrpc: call: not available in this version", "call", "x")
 	f(0, "", "-max-message BYTES", "serve", "-h")
 	f(2, "", `--framing: frame: unknown framing "foo"`, "serve", "--framing", "foo")

@@ -1,0 +1,177 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+// Transport names.
+const (
+	TCP  = "tcp"
+	HTTP = "http"
+)
+
+// Config is one run. Duration or Count (or both) must bound it.
+type Config struct {
+	Addr      string     // host:port
+	Transport string     // TCP (default) or HTTP
+	Framing   frame.Kind // TCP only; Auto means NDJSON
+	Conns     int        // connections (default 1)
+	Pipeline  int        // calls in flight per connection (default 1)
+	Duration  time.Duration
+	Count     int64     // requests to send in all (calls and notifications)
+	Requests  []Request // the mix; required
+	// Timeout is how long a connection waits for an answer before it gives
+	// up on the calls in flight (they count as Unanswered); default 5s. It
+	// is also the write and dial timeout.
+	Timeout time.Duration
+	// Progress, when set, is advanced by the requests settled (answered or
+	// sent notifications), for a live display.
+	Progress *atomic.Int64
+}
+
+// Result is what a run measured.
+type Result struct {
+	Counts
+	Elapsed time.Duration // from the first write to the last answer
+	Latency Histogram     // per call, write to answer; notifications not included
+}
+
+// Done is the requests settled: calls answered plus notifications sent.
+func (r *Result) Done() int64 { return r.OK + r.Errors + r.Notifications }
+
+// Rate is Done per second of Elapsed.
+func (r *Result) Rate() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Done()) / r.Elapsed.Seconds()
+}
+
+// run is the state the workers share.
+type run struct {
+	cfg      Config
+	sched    []int
+	start    time.Time
+	deadline int64 // ns since start; 0: none
+	left     atomic.Int64
+	bounded  bool // Count set
+	maxHoles int
+	cleanup  func() // after the run, when set
+}
+
+func (r *run) now() int64 { return int64(time.Since(r.start)) }
+
+// claim takes the next request for w to send; nil when the bound is hit.
+// With a Count, requests follow the mix's cycle in the order they are
+// claimed across all workers, so the mix of a counted run is exact; else
+// each worker runs through the cycle from its own starting point.
+func (r *run) claim(w *window, now int64) *Request {
+	if r.deadline > 0 && now >= r.deadline {
+		return nil
+	}
+	var i int
+	if r.bounded {
+		left := r.left.Add(-1)
+		if left < 0 {
+			return nil
+		}
+		i = int((r.cfg.Count - 1 - left) % int64(len(r.sched)))
+	} else {
+		i = w.pos
+		if w.pos++; w.pos == len(r.sched) {
+			w.pos = 0
+		}
+	}
+	return &r.cfg.Requests[r.sched[i]]
+}
+
+func (r *run) progress(n int64) {
+	if r.cfg.Progress != nil && n > 0 {
+		r.cfg.Progress.Add(n)
+	}
+}
+
+// Run runs cfg until its bound, then waits up to Timeout for the answers in
+// flight. An error means the run could not start (bad config, no server);
+// what went wrong once it ran is in the Result's counts.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Duration <= 0 && cfg.Count <= 0 {
+		return nil, errors.New("load: a run needs a Duration or a Count")
+	}
+	if len(cfg.Requests) == 0 {
+		return nil, errors.New("load: no requests")
+	}
+	cfg.Conns, cfg.Pipeline = max(cfg.Conns, 1), max(cfg.Pipeline, 1)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Framing == frame.Auto {
+		cfg.Framing = frame.NDJSON
+	}
+	r := &run{cfg: cfg, sched: schedule(cfg.Requests), bounded: cfg.Count > 0}
+	r.left.Store(cfg.Count)
+	for i := range cfg.Requests {
+		r.maxHoles = max(r.maxHoles, cfg.Requests[i].Holes())
+	}
+	var workers []func(ctx context.Context, w *window) error
+	var err error
+	switch cfg.Transport {
+	case "", TCP:
+		workers, err = r.dialTCP(ctx)
+	case HTTP:
+		workers, err = r.httpWorkers()
+	default:
+		return nil, errors.New("load: unknown transport " + cfg.Transport)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res := &Result{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var last atomic.Int64
+	r.start = time.Now()
+	if cfg.Duration > 0 {
+		r.deadline = int64(cfg.Duration)
+	}
+	for i, work := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWindow(r.windowSize(), r.maxHoles)
+			w.pos = i * 7 % len(r.sched) // workers start at different points of the mix
+			work(ctx, w)
+			w.finish()
+			mu.Lock()
+			res.Add(&w.counts)
+			res.Latency.Merge(&w.hist)
+			if w.last > last.Load() {
+				last.Store(w.last)
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if r.cleanup != nil {
+		r.cleanup()
+	}
+	res.Elapsed = time.Duration(last.Load())
+	return res, nil
+}
+
+// windowSize is the calls one worker keeps in flight: HTTP workers each
+// carry one.
+func (r *run) windowSize() int {
+	if r.cfg.Transport == HTTP {
+		return 1
+	}
+	return r.cfg.Pipeline
+}
