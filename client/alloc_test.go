@@ -1,0 +1,44 @@
+//go:build !race
+
+package client_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jetrpc/jetrpc/client"
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+// TestCallRawAllocs: a raw call allocates nothing in steady state, counting
+// the server's side too over TCP (both run in this process) and the
+// client's alone over stdio.
+func TestCallRawAllocs(t *testing.T) {
+	checkGoroutines(t)
+	s := startTCP(t)
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := func(name string, c *client.Client) {
+		t.Helper()
+		for _, ctx := range []context.Context{context.Background(), cancellable} {
+			dst := make([]byte, 0, 64)
+			params := []byte(`[42,23]`)
+			var err error
+			call := func() { dst, err = c.CallRaw(ctx, dst[:0], "subtract", params) }
+			for range 100 {
+				call()
+			}
+			if n := testing.AllocsPerRun(1000, call); n != 0 {
+				t.Errorf("%s: CallRaw allocates %v times per call, want 0", name, n)
+			}
+			if err != nil || string(dst) != "19" {
+				t.Errorf("%s: CallRaw = %s, %v", name, dst, err)
+			}
+		}
+	}
+	for _, kind := range []frame.Kind{frame.NDJSON, frame.Header, frame.Len32} {
+		f("tcp-"+kind.String(), dialTCP(t, s.addr, &client.Options{Framing: kind}))
+	}
+	c, _ := startStdio(t, frame.Header, nil)
+	f("stdio-header", c)
+}

@@ -1,0 +1,272 @@
+package client
+
+// NOTE: how the package is organised. client.go holds the Client and the
+// calls; pending.go the pending table (who completes an entry, and when it
+// can be reused); deliver.go what happens to each message received;
+// stream.go and stdio.go the stream transport (write combining, one reader
+// goroutine); http.go the HTTP transport; batch.go batches. A transport
+// only moves messages (the transport interface below): a WebSocket
+// transport is one more implementation, with begin/send writing one text
+// frame and a reader goroutine calling deliver, and needs no API change.
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bytedance/sonic"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// Client calls a JSON-RPC 2.0 server. Create it with Dial, NewStdio,
+// NewConn or DialHTTP; it is safe for concurrent use. Close it when done.
+type Client struct {
+	t            transport
+	log          *slog.Logger
+	handler      Handler
+	cancelNotify bool
+	max          int
+
+	nextID  atomic.Uint64
+	dropped atomic.Uint64
+
+	mu    sync.Mutex
+	calls map[uint64]*call // pending calls by id
+	err   error            // set once: the client is closed
+	done  chan struct{}    // closed when err is set
+
+	ctx     context.Context // handlers' context, cancelled with done
+	cancel  context.CancelFunc
+	inbound chan []byte // server-initiated messages for the handler
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// inboundQueue is how many server-initiated messages wait for the handler
+// before the reader stops reading.
+const inboundQueue = 64
+
+// transport carries the messages of a Client.
+type transport interface {
+	// begin returns the buffer to append one message to, for the caller
+	// alone until it calls send (on a stream it holds the write lock).
+	begin() (*outMsg, error)
+	// send sends the message appended to m.b since begin. ids are the
+	// calls it carries; HTTP completes the ones its reply did not answer.
+	// On a stream, send may return before the bytes are written by
+	// another goroutine; a write error then closes the client.
+	send(ctx context.Context, m *outMsg, ids []uint64) error
+	// close closes the connection after a short grace for queued bytes.
+	close() error
+	// stream reports whether the server can send messages of its own (and
+	// receive the client's answers).
+	stream() bool
+}
+
+// outMsg is a message being written: the message starts at b[start].
+type outMsg struct {
+	b     []byte
+	mark  int // for frame.EndFrame
+	start int
+}
+
+func newClient(t transport, opts *Options) *Client {
+	c := &Client{
+		t:            t,
+		log:          opts.logger(),
+		handler:      opts.handler(),
+		cancelNotify: opts.cancelNotify(),
+		max:          opts.maxMessage(),
+		calls:        make(map[uint64]*call),
+		done:         make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if c.handler != nil && t.stream() {
+		c.inbound = make(chan []byte, inboundQueue)
+		go c.serveInbound()
+	}
+	return c
+}
+
+// CallRaw calls method with params, raw JSON: an array, an object, or empty
+// to leave params out. The caller guarantees that params is valid JSON. It
+// appends the raw JSON result to dst and returns the extended slice; on
+// error it returns dst unchanged.
+//
+// A JSON-RPC error response is returned as an *encode.Error. When ctx ends
+// first, the call is removed from the pending table and ctx.Err() returned.
+// On a stream, and over HTTP with a context that cannot be cancelled,
+// CallRaw allocates nothing in steady state.
+func (c *Client) CallRaw(ctx context.Context, dst []byte, method string, params []byte) ([]byte, error) {
+	if err := checkParams(params); err != nil {
+		return dst, err
+	}
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
+	p := c.getCall()
+	p.dst = dst
+	err := c.do(ctx, p, method, params)
+	if err == nil {
+		err = p.err
+	}
+	res := p.res
+	putCall(p)
+	if err != nil {
+		return dst, err
+	}
+	return res, nil
+}
+
+// Call calls method and unmarshals the result into result (a pointer, or
+// nil to discard it). params is marshalled with sonic; nil leaves params
+// out, anything else must marshal to a JSON array or object (a struct, a
+// map, a slice). A JSON-RPC error response is returned as an *encode.Error
+// (use errors.As); see CallRaw for contexts.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p := c.getCall()
+	p.dst = p.buf[:0]
+	err = c.do(ctx, p, method, raw)
+	if err == nil {
+		err = p.err
+	}
+	if err == nil {
+		p.buf = p.res[:0]
+		if result != nil {
+			err = sonic.Unmarshal(p.res, result)
+		}
+	}
+	putCall(p)
+	return err
+}
+
+// Notify sends a notification: method with params (marshalled as for Call).
+// On a stream it returns once the message is queued for writing; a later
+// write error closes the client. Over HTTP it returns when the server has
+// accepted the POST.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, err := c.t.begin()
+	if err != nil {
+		return err
+	}
+	m.b = encode.AppendNotification(m.b, method, raw)
+	return c.t.send(ctx, m, nil)
+}
+
+// Dropped returns the number of responses that matched no pending call
+// (unknown ids, answers to calls whose context had ended) and were dropped.
+func (c *Client) Dropped() uint64 { return c.dropped.Load() }
+
+// Close closes the client: every pending call returns an error wrapping
+// ErrClosed at once, messages already queued get a short grace to be
+// written, then the connection is closed (NewStdio: the child's stdin is
+// closed and the process waited for). Close returns the error of closing
+// the connection; later calls return the same.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.fail(ErrClosed)
+		c.closeErr = c.t.close()
+	})
+	return c.closeErr
+}
+
+// do sends the call p and waits for its answer. When it returns nil, p.res
+// or p.err holds the answer; otherwise p is no longer pending. Either way
+// nobody else touches p afterwards.
+func (c *Client) do(ctx context.Context, p *call, method string, params []byte) error {
+	if err := c.register(p); err != nil {
+		return err
+	}
+	m, err := c.t.begin()
+	if err != nil {
+		c.settle(p)
+		return err
+	}
+	m.b = encode.AppendRequest(m.b, p.idBytes(), method, params)
+	if err := c.t.send(ctx, m, p.ids[:]); err != nil {
+		c.settle(p)
+		return err
+	}
+	return c.wait(ctx, p)
+}
+
+// wait waits for the answer to p, or for ctx.
+func (c *Client) wait(ctx context.Context, p *call) error {
+	select {
+	case <-p.ch:
+		return nil
+	case <-ctx.Done():
+	}
+	if !c.abandon(p) { // the answer came meanwhile
+		<-p.ch
+		return nil
+	}
+	c.sendCancel(p.idBytes())
+	return ctx.Err()
+}
+
+// sendCancel sends $/cancelRequest for id when Options.CancelNotify asks for
+// it.
+func (c *Client) sendCancel(id []byte) {
+	if !c.cancelNotify || !c.t.stream() {
+		return
+	}
+	var buf [32]byte
+	params := append(append(append(buf[:0], `{"id":`...), id...), '}')
+	m, err := c.t.begin()
+	if err != nil {
+		return
+	}
+	m.b = encode.AppendNotification(m.b, "$/cancelRequest", params)
+	c.t.send(context.Background(), m, nil)
+}
+
+// marshalParams marshals params with sonic; nil (and anything that
+// marshals to null) leaves params out.
+func marshalParams(params any) ([]byte, error) {
+	if params == nil {
+		return nil, nil
+	}
+	raw, err := sonic.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	return raw, checkParams(raw)
+}
+
+// checkParams checks that params is empty or starts like an array or an
+// object.
+func checkParams(params []byte) error {
+	for _, b := range params {
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '[', '{':
+			return nil
+		}
+		return ErrParams
+	}
+	if len(params) > 0 { // only whitespace
+		return ErrParams
+	}
+	return nil
+}

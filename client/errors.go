@@ -1,0 +1,85 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+var (
+	// ErrClosed is returned by calls on a closed client and, wrapped, by
+	// every call pending when the client was closed or its connection was
+	// lost: test with errors.Is.
+	ErrClosed = errors.New("client: closed")
+	// ErrTooLarge is returned for a request over Options.MaxMessage; it was
+	// not sent.
+	ErrTooLarge = errors.New("client: message over MaxMessage")
+	// ErrParams is returned when params are neither absent nor a JSON array
+	// or object.
+	ErrParams = errors.New("client: params must be a JSON array or object")
+	// ErrNoResponse is returned (over HTTP) for a call the server's reply
+	// did not answer.
+	ErrNoResponse = errors.New("client: no response to the call")
+	// ErrBadResponse is wrapped by the error of a call whose response was
+	// malformed (both result and error, a duplicate member, ...).
+	ErrBadResponse = errors.New("client: malformed response")
+
+	errBatchSent = errors.New("client: batch already sent")
+)
+
+// connError is the error of the calls pending when the connection was lost.
+type connError struct{ err error }
+
+func (e *connError) Error() string      { return "client: connection lost: " + e.err.Error() }
+func (e *connError) Unwrap() error      { return e.err }
+func (e *connError) Is(t error) bool    { return t == ErrClosed }
+func lost(err error) error              { return &connError{err} }
+func errFraming(k frame.Kind) error     { return errors.New("client: unknown framing " + k.String()) }
+func badResponse(r decode.Reason) error { return &badResponseError{r} }
+
+type badResponseError struct{ reason decode.Reason }
+
+func (e *badResponseError) Error() string { return ErrBadResponse.Error() + ": " + e.reason.String() }
+func (e *badResponseError) Unwrap() error { return ErrBadResponse }
+
+// HTTPError is the error of a POST answered with a status other than 200 or
+// 204 (413 for a message over the server's limit, 5xx from a proxy, ...).
+type HTTPError struct {
+	StatusCode int
+	Body       []byte // the start of the body, at most 512 bytes
+}
+
+func (e *HTTPError) Error() string {
+	return "client: HTTP status " + strconv.Itoa(e.StatusCode)
+}
+
+// parseError turns the raw error member of an error response (a validated
+// object) into an *encode.Error. A code that is not an integer reads as 0.
+func parseError(raw []byte) *encode.Error {
+	e := &encode.Error{}
+	var it decode.Iter
+	if !it.Reset(raw) || !it.IsObject() {
+		e.Message, e.Data = "malformed error object", bytes.Clone(raw)
+		return e
+	}
+	for it.Next() {
+		v := it.Value()
+		switch {
+		case decode.KeyEquals(it.Key(), "code"):
+			if n, err := decode.ParseInt(v); err == nil && n == int64(int32(n)) {
+				e.Code = encode.Code(n)
+			}
+		case decode.KeyEquals(it.Key(), "message"):
+			if s, err := decode.AppendUnquote(nil, v); err == nil {
+				e.Message = string(s)
+			}
+		case decode.KeyEquals(it.Key(), "data"):
+			e.Data = bytes.Clone(v)
+		}
+	}
+	return e
+}

@@ -1,0 +1,204 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	neturl "net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/valyala/fasthttp"
+)
+
+// An HTTP client opens up to maxConns connections; a call waits up to
+// maxConnWait for a free one.
+const (
+	maxConns    = 512
+	maxConnWait = 30 * time.Second
+)
+
+// DialHTTP returns a client that POSTs each call, notification and batch to
+// url ("http://host:port/path" or https) with fasthttp, on up to 512
+// keep-alive connections; more concurrent calls wait for a free one. No
+// connection is made before the first call.
+//
+// A call waits for its POST; a call whose context can be cancelled runs the
+// POST on a goroutine of its own so that it can return at once (that
+// goroutine ends when the server answers or the context's deadline
+// passes). Notify waits for the POST, bounded by the context's deadline. A
+// status other than 200 or 204 fails the calls of that POST with an
+// *HTTPError; a call the reply does not answer fails with ErrNoResponse, or
+// with the error of a reply that is one error response with id null.
+// Messages the server sends on its own cannot arrive over plain HTTP.
+func DialHTTP(url string, opts *Options) (*Client, error) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, errors.New("client: DialHTTP: want an http or https URL with a host, got " + url)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[bool]string{false: "80", true: "443"}[u.Scheme == "https"]
+	}
+	t := &httpTransport{
+		uri: url,
+		max: opts.maxMessage(),
+		hc: &fasthttp.HostClient{
+			Addr:                   net.JoinHostPort(u.Hostname(), port),
+			IsTLS:                  u.Scheme == "https",
+			Name:                   "jetrpc-client",
+			MaxConns:               maxConns,
+			MaxConnWaitTimeout:     maxConnWait,
+			MaxIdleConnDuration:    opts.idleTimeout(),
+			MaxResponseBodySize:    opts.maxMessage(),
+			DisablePathNormalizing: true,
+		},
+	}
+	c := newClient(t, opts)
+	t.c = c
+	return c, nil
+}
+
+type httpTransport struct {
+	c      *Client
+	hc     *fasthttp.HostClient
+	uri    string
+	max    int
+	closed atomic.Bool
+	bufs   sync.Pool // *outMsg
+	states sync.Pool // *inState
+}
+
+func (t *httpTransport) stream() bool { return false }
+
+func (t *httpTransport) begin() (*outMsg, error) {
+	if t.closed.Load() {
+		if err := t.c.closedErr(); err != nil {
+			return nil, err
+		}
+		return nil, ErrClosed
+	}
+	m, _ := t.bufs.Get().(*outMsg)
+	if m == nil {
+		m = new(outMsg)
+	}
+	m.b = m.b[:0]
+	return m, nil
+}
+
+func (t *httpTransport) putBuf(m *outMsg) {
+	if cap(m.b) <= maxKeptOut {
+		t.bufs.Put(m)
+	}
+}
+
+func (t *httpTransport) send(ctx context.Context, m *outMsg, ids []uint64) error {
+	if len(m.b) > t.max {
+		t.putBuf(m)
+		return ErrTooLarge
+	}
+	if len(ids) == 0 || ctx.Done() == nil {
+		return t.post(ctx, m, ids)
+	}
+	go t.post(ctx, m, slices.Clone(ids))
+	return nil
+}
+
+// post sends m and delivers the reply. Calls among ids that the reply did
+// not answer complete with an error, which post also returns.
+func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	req.SetRequestURI(t.uri)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentType("application/json")
+	req.SetBodyRaw(m.b)
+	var err error
+	dl, hasDeadline := ctx.Deadline()
+	if hasDeadline {
+		err = t.hc.DoDeadline(req, resp, dl)
+	} else {
+		err = t.hc.Do(req, resp)
+	}
+	switch {
+	case err == nil:
+		err = t.reply(resp, ids)
+	case ctx.Err() != nil:
+		err = ctx.Err()
+	case hasDeadline && errors.Is(err, fasthttp.ErrTimeout):
+		err = context.DeadlineExceeded // ours, a moment before ctx's timer
+	}
+	fasthttp.ReleaseRequest(req)
+	fasthttp.ReleaseResponse(resp)
+	t.putBuf(m)
+	if err != nil {
+		t.finish(ids, err)
+	}
+	return err
+}
+
+// reply delivers a reply. When calls among ids remain unanswered, it
+// completes them with the error of a reply that is one error response
+// with id null, else with ErrNoResponse.
+func (t *httpTransport) reply(resp *fasthttp.Response, ids []uint64) error {
+	switch code := resp.StatusCode(); code {
+	case fasthttp.StatusOK:
+	case fasthttp.StatusNoContent:
+		t.finish(ids, ErrNoResponse)
+		return nil
+	default:
+		body := resp.Body()
+		return &HTTPError{StatusCode: code, Body: bytes.Clone(body[:min(len(body), 512)])}
+	}
+	st, _ := t.states.Get().(*inState)
+	if st == nil {
+		st = newInState(t.max)
+	}
+	body := resp.Body()
+	t.c.deliver(st, body)
+	if len(ids) > 0 && t.pending(ids) {
+		err := ErrNoResponse
+		if m, perr := st.p.Parse(body); perr == nil && m.Kind == decode.ErrorResponse && string(m.ID) == "null" {
+			err = error(parseError(m.Error))
+		}
+		t.finish(ids, err)
+	}
+	st.p.Reset()
+	t.states.Put(st)
+	return nil
+}
+
+// pending reports whether any of ids is still pending.
+func (t *httpTransport) pending(ids []uint64) bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	for _, id := range ids {
+		if t.c.calls[id] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// finish completes the calls among ids still pending with err.
+func (t *httpTransport) finish(ids []uint64, err error) {
+	for _, id := range ids {
+		if p := t.c.take(id); p != nil {
+			p.err = err
+			p.ch <- struct{}{}
+		}
+	}
+}
+
+func (t *httpTransport) close() error {
+	t.closed.Store(true)
+	t.hc.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,139 @@
+package client
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jetrpc/jetrpc/netserver/frame"
+)
+
+// Options configures a Client. A nil *Options, and every zero field, means
+// the default. A negative duration disables that timeout.
+type Options struct {
+	// Framing is the framing of a stream (Dial, NewStdio, NewConn): NDJSON,
+	// Header or Len32. The zero value (frame.Auto, which only a reader can
+	// use) means NDJSON. HTTP ignores it.
+	Framing frame.Kind
+	// MaxMessage is the largest message in bytes either way (default
+	// frame.DefaultMaxMessage, 4 MiB). A larger request fails with
+	// ErrTooLarge before it is sent; a larger message from the server
+	// closes a stream connection, since the client cannot tell which call
+	// it answered.
+	MaxMessage int
+	// Handler handles the calls and notifications the server sends on a
+	// stream, one at a time in the order they came, on a goroutine of the
+	// client. Its responses are written back. Nil: calls are answered with
+	// -32601 Method not found and notifications are ignored.
+	Handler Handler
+	// CancelNotify makes a call whose context ends before its answer send
+	// the LSP notification {"method":"$/cancelRequest","params":{"id":ID}}
+	// on a stream.
+	CancelNotify bool
+	// WriteTimeout: on a stream whose writer takes deadlines (net.Conn, the
+	// pipes of NewStdio), a write that does not complete within this
+	// closes the connection (default 30s).
+	WriteTimeout time.Duration
+	// IdleTimeout: how long HTTP keeps an idle keep-alive connection
+	// (default 10s; zero or negative means the default).
+	IdleTimeout time.Duration
+	// Logger receives events such as dropped responses (debug) and handler
+	// panics (error). Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultIdleTimeout  = 10 * time.Second
+)
+
+// Handler processes one complete message the server sent (a call, a
+// notification or a batch of them) and appends the response, if one is due,
+// to dst. *dispatch.Engine satisfies it.
+//
+// If the Handler also has a method
+//
+//	ProcessContext(ctx context.Context, dst, msg []byte) []byte
+//
+// (as *dispatch.Engine does), the client calls that instead, with a context
+// that is cancelled when the client is closed or its connection is lost.
+type Handler interface {
+	Process(dst, msg []byte) []byte
+}
+
+// HandlerFunc adapts a function to a Handler.
+type HandlerFunc func(dst, msg []byte) []byte
+
+// Process calls f(dst, msg).
+func (f HandlerFunc) Process(dst, msg []byte) []byte { return f(dst, msg) }
+
+var _ Handler = HandlerFunc(nil)
+
+// contextHandler is the optional extension of Handler described there.
+type contextHandler interface {
+	ProcessContext(ctx context.Context, dst, msg []byte) []byte
+}
+
+func (o *Options) framing() frame.Kind {
+	if o == nil || o.Framing == frame.Auto {
+		return frame.NDJSON
+	}
+	return o.Framing
+}
+
+// check reports options that cannot work.
+func (o *Options) check() error {
+	if o != nil && o.Framing > frame.Len32 {
+		return errFraming(o.Framing)
+	}
+	return nil
+}
+
+func (o *Options) maxMessage() int {
+	if o == nil || o.MaxMessage <= 0 {
+		return frame.DefaultMaxMessage
+	}
+	return o.MaxMessage
+}
+
+func (o *Options) handler() Handler {
+	if o == nil {
+		return nil
+	}
+	return o.Handler
+}
+
+func (o *Options) cancelNotify() bool { return o != nil && o.CancelNotify }
+
+func (o *Options) writeTimeout() time.Duration {
+	if o == nil {
+		return DefaultWriteTimeout
+	}
+	return timeout(o.WriteTimeout, DefaultWriteTimeout)
+}
+
+func (o *Options) idleTimeout() time.Duration {
+	if o == nil || o.IdleTimeout <= 0 {
+		return DefaultIdleTimeout
+	}
+	return o.IdleTimeout
+}
+
+func (o *Options) logger() *slog.Logger {
+	if o == nil || o.Logger == nil {
+		return slog.Default()
+	}
+	return o.Logger
+}
+
+// timeout applies the default to 0; a negative d (disabled) becomes 0.
+func timeout(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
