@@ -10,7 +10,8 @@ import (
 // processBatch answers the members of the batch just parsed into s.p. Members
 // whose methods may block run concurrently on the worker pool when there are
 // at least two of them; everything else runs here, appending straight to dst.
-// Non-concurrent notifications run here too, in arrival order.
+// Non-concurrent notifications run here too, in arrival order. The responses
+// together stay within MaxBatchResponse (see Options).
 func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte) []byte {
 	ms := s.setMembers(e, ctx, s.p.Batch())
 	async := 0
@@ -21,6 +22,7 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte) []byte 
 		}
 	}
 	if async >= 2 {
+		s.asyncBytes.Store(0)
 		s.wg.Add(async)
 		for i := range ms {
 			if ms[i].async && !e.workers.Submit(&ms[i]) {
@@ -30,16 +32,17 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte) []byte 
 	}
 	start := len(dst)
 	dst = encode.AppendBatchStart(dst)
+	used := 0 // bytes of the responses in the array, errTooLarge not counted
 	for i := range ms {
 		if async < 2 || !ms[i].async {
-			dst = e.appendMember(dst, start, &ms[i])
+			dst, used = e.appendMember(dst, start, &ms[i], used)
 		}
 	}
 	if async >= 2 {
 		s.wg.Wait()
 		for i := range ms {
 			if ms[i].async {
-				dst = encode.AppendBatchMember(dst, start, ms[i].out)
+				dst, used = e.appendOut(dst, start, &ms[i], used)
 			}
 		}
 	}
@@ -47,15 +50,35 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte) []byte 
 }
 
 // appendMember processes one member straight into the batch at dst[start:],
-// taking the separator back when the member produced no response.
-func (e *Engine) appendMember(dst []byte, start int, mb *member) []byte {
+// taking the separator back when the member produced no response. A call
+// whose response does not fit in what is left of MaxBatchResponse is
+// answered with errTooLarge instead.
+func (e *Engine) appendMember(dst []byte, start int, mb *member, used int) ([]byte, int) {
 	before := len(dst)
 	dst = encode.AppendBatchSep(dst, start)
 	mark := len(dst)
 	if dst = e.processOne(&mb.cc, dst, mb.m); len(dst) == mark {
-		return dst[:before]
+		return dst[:before], used
 	}
-	return dst
+	n := len(dst) - mark
+	if mb.m.Kind == decode.Call && used+n > e.maxBatchResp {
+		return encode.AppendErrorValue(dst[:mark], mb.m.ID, e.errTooLarge), used
+	}
+	return dst, used + n
+}
+
+// appendOut adds the response of a member that ran on a worker, under the
+// same rule.
+func (e *Engine) appendOut(dst []byte, start int, mb *member, used int) ([]byte, int) {
+	n := len(mb.out)
+	if n == 0 && !mb.cut {
+		return dst, used
+	}
+	dst = encode.AppendBatchSep(dst, start)
+	if mb.cut || mb.m.Kind == decode.Call && used+n > e.maxBatchResp {
+		return encode.AppendErrorValue(dst, mb.m.ID, e.errTooLarge), used
+	}
+	return append(dst, mb.out...), used + n
 }
 
 // blocking reports whether a member runs a handler that may wait: a call of a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
@@ -36,9 +37,11 @@ func (e *RegisterError) Unwrap() error { return e.Err }
 type Engine struct {
 	_ noCopy
 
-	maxBatch int
-	maxDepth int
-	log      *slog.Logger
+	maxBatch     int
+	maxDepth     int
+	maxBatchResp int
+	callTimeout  time.Duration
+	log          *slog.Logger
 
 	mu      sync.Mutex
 	frozen  atomic.Bool
@@ -53,6 +56,8 @@ type Engine struct {
 
 	invalidData [decode.ReasonBatchLimit + 1][]byte // error.data per Reason, prebuilt
 	depthData   []byte
+	errTooLarge *Error // a batch member over MaxBatchResponse
+	errTimeout  *Error // a call over CallTimeout
 	dropped     atomic.Uint64
 }
 
@@ -67,9 +72,11 @@ type method struct {
 // New returns an Engine configured by opts (nil means the defaults).
 func New(opts *Options) *Engine {
 	e := &Engine{
-		maxBatch: opts.maxBatch(),
-		maxDepth: opts.maxDepth(),
-		log:      opts.logger(),
+		maxBatch:     opts.maxBatch(),
+		maxDepth:     opts.maxDepth(),
+		maxBatchResp: opts.maxBatchResponse(),
+		callTimeout:  opts.callTimeout(),
+		log:          opts.logger(),
 		workers: pool.NewWorkers(&pool.WorkersOptions{
 			Max:         opts.maxWorkers(),
 			IdleTimeout: opts.workerIdle(),
@@ -85,6 +92,10 @@ func New(opts *Options) *Engine {
 		e.invalidData[r] = encode.AppendString(nil, text)
 	}
 	e.depthData = encode.AppendString(nil, "nesting deeper than "+strconv.Itoa(e.maxDepth))
+	e.errTooLarge = NewError(CodeResponseTooLarge, "Response too large",
+		encode.AppendString(nil, "batch response over "+strconv.Itoa(e.maxBatchResp)+" bytes"))
+	e.errTimeout = NewError(encode.CodeTimeout, encode.CodeTimeout.String(),
+		encode.AppendString(nil, "call took longer than "+e.callTimeout.String()))
 	return e
 }
 

@@ -52,6 +52,10 @@ type Error = encode.Error
 // Code is a JSON-RPC error code; see encode.Code.
 type Code = encode.Code
 
+// CodeResponseTooLarge answers a batch member whose response would take the
+// batch's response over Options.MaxBatchResponse.
+const CodeResponseTooLarge = encode.CodeServerError
+
 // NewError returns an error object with code, message and optional raw JSON data.
 func NewError(code Code, message string, data []byte) *Error {
 	return encode.NewError(code, message, data)

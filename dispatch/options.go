@@ -15,6 +15,21 @@ type Options struct {
 	MaxBatch int
 	// MaxDepth is the deepest nesting a message may have (default 1000).
 	MaxDepth int
+	// MaxBatchResponse bounds the bytes of the responses of one batch,
+	// together (default DefaultMaxBatchResponse, 16 MiB). A call whose
+	// response does not fit in what is left is answered instead with
+	// -32000 "Response too large" (error.data names the bound); its handler
+	// has run. The others are answered as usual. So a batch's response stays
+	// under the bound plus one short error (about 120 bytes) per member.
+	MaxBatchResponse int
+	// CallTimeout bounds each call and notification of a method that is not
+	// Inline (default 0: no bound). Its handler's context is cancelled when
+	// the time is up and the caller gets -32003 "Request timed out", also
+	// when the handler ignores the context and returns a result later (Go
+	// cannot stop a goroutine: handlers must watch ctx.Done). Inline
+	// methods run on the caller's goroutine, are meant never to block, and
+	// are not timed, so the hot path pays nothing for this option.
+	CallTimeout time.Duration
 	// MaxWorkers bounds the pooled goroutines that run batch members
 	// concurrently (default pool.DefaultMaxWorkers, 16384). When all are busy, members run on the
 	// caller's goroutine.
@@ -25,6 +40,9 @@ type Options struct {
 	// slog.Default()).
 	Logger *slog.Logger
 }
+
+// DefaultMaxBatchResponse is the MaxBatchResponse used when 0 is given.
+const DefaultMaxBatchResponse = 16 << 20
 
 const defaultMaxWorkers = pool.DefaultMaxWorkers
 
@@ -40,6 +58,20 @@ func (o *Options) maxDepth() int {
 		return decode.DefaultMaxDepth
 	}
 	return o.MaxDepth
+}
+
+func (o *Options) maxBatchResponse() int {
+	if o == nil || o.MaxBatchResponse <= 0 {
+		return DefaultMaxBatchResponse
+	}
+	return o.MaxBatchResponse
+}
+
+func (o *Options) callTimeout() time.Duration {
+	if o == nil || o.CallTimeout <= 0 {
+		return 0
+	}
+	return o.CallTimeout
 }
 
 func (o *Options) maxWorkers() int {

@@ -90,8 +90,32 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	return encode.AppendResultEnd(out)
 }
 
-// invoke calls the handler, turning a panic into an Internal error.
-func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) (out []byte, err error) {
+// invoke calls the handler, under CallTimeout when it applies.
+func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) ([]byte, error) {
+	if e.callTimeout > 0 && !md.inline {
+		return e.invokeTimed(md, cc, params, dst)
+	}
+	return e.call(md, cc, params, dst)
+}
+
+// invokeTimed calls a handler under CallTimeout: its context is cancelled
+// when the time is up, and a call that overran is a timeout whatever the
+// handler returned.
+func (e *Engine) invokeTimed(md *method, cc *callCtx, params, dst []byte) ([]byte, error) {
+	parent := cc.Context
+	ctx, cancel := context.WithTimeout(parent, e.callTimeout)
+	cc.Context = ctx
+	out, err := e.call(md, cc, params, dst)
+	cc.Context = parent
+	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
+		out, err = dst, e.errTimeout
+	}
+	cancel()
+	return out, err
+}
+
+// call calls the handler, turning a panic into an Internal error.
+func (e *Engine) call(md *method, cc *callCtx, params, dst []byte) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/decode"
 )
@@ -18,6 +19,8 @@ type state struct {
 	members []member
 	wg      sync.WaitGroup
 	scratch []byte
+
+	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
 }
 
 // member is one batch member's work: it runs on a worker or inline.
@@ -28,11 +31,24 @@ type member struct {
 	cc    callCtx
 	out   []byte
 	async bool
+	cut   bool // the response did not fit in MaxBatchResponse
 }
 
-// Run processes the member into its own buffer (on a worker goroutine).
+// Run processes the member into its own buffer (on a worker goroutine). The
+// responses kept by the members run on workers stay within MaxBatchResponse
+// too: a call whose response would take them over keeps none (cut), so that
+// their buffers together stay bounded while the batch runs.
 func (mb *member) Run() {
-	mb.out = mb.e.processOne(&mb.cc, mb.out[:0], mb.m)
+	e := mb.e
+	mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m)
+	if n := int64(len(mb.out)); n > 0 && mb.m.Kind == decode.Call &&
+		mb.s.asyncBytes.Add(n) > int64(e.maxBatchResp) {
+		mb.s.asyncBytes.Add(-n)
+		mb.cut, mb.out = true, mb.out[:0]
+		if cap(mb.out) > maxKeptBuffer {
+			mb.out = nil
+		}
+	}
 	mb.s.wg.Done()
 }
 
@@ -70,7 +86,7 @@ func (s *state) setMembers(e *Engine, ctx context.Context, msgs []decode.Message
 		ms[i].m = &msgs[i]
 		ms[i].cc.Context = ctx
 		ms[i].out = ms[i].out[:0]
-		ms[i].async = false
+		ms[i].async, ms[i].cut = false, false
 	}
 	return ms
 }

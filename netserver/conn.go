@@ -47,6 +47,9 @@ import (
 // Timeouts (TCP only, conn_io.go): before a read that may block the reader
 // sets a deadline of ReadTimeout when part of a frame is buffered, else of
 // IdleTimeout; a deadline that expires while work is in flight is renewed.
+// An idle spell begins with a shorter deadline, idleRelease: when it expires
+// the connection gives its read and output buffers back (releaseIdle), so
+// that an idle connection costs little more than its goroutine.
 
 // flushAt is the size of c.local at which the reader hands its responses over
 // to be written even though more input is buffered.
@@ -92,7 +95,7 @@ type conn struct {
 
 	stopping atomic.Bool  // Shutdown asked to stop reading; set under mu
 	inflight atomic.Int32 // tasks submitted or queued, not yet done
-	pending  atomic.Int64 // bytes in out or being written; changed under mu
+	pending  atomic.Int64 // bytes in out or being written, and of tasks' messages; see addPending
 }
 
 func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
@@ -148,7 +151,14 @@ func (c *conn) readLoop() error {
 				return err
 			}
 		}
-		msg, err := c.fr.Next()
+		var msg []byte
+		var err error
+		if !ready && c.rd.released && c.fr.Buffered() == 0 {
+			err = c.rd.await() // idle: wait for input without a buffer
+		}
+		if err == nil {
+			msg, err = c.fr.Next()
+		}
 		if c.kind == frame.Auto {
 			c.kind = c.fr.Kind()
 		}
@@ -223,9 +233,14 @@ func (c *conn) readError(err error) error {
 	return err
 }
 
-// timedOut handles an expired read deadline: the end of a stalled frame or
-// of an idle connection; with work in flight the deadline is renewed.
+// timedOut handles an expired read deadline: the time to give an idle
+// connection's buffers back, the end of a stalled frame or of an idle
+// connection; with work in flight the deadline is renewed.
 func (c *conn) timedOut() error {
+	if c.rd.release {
+		c.releaseIdle()
+		return nil
+	}
 	if c.fr.Buffered() > 0 || c.rd.inFrame {
 		return errReadTimeout
 	}

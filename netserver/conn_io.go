@@ -21,18 +21,37 @@ const drainTime = 500 * time.Millisecond
 // bounds a write that makes no progress rather than a long one that does.
 const writeChunk = 256 << 10
 
+// idleRelease is how long a TCP connection waits for input before it gives
+// its buffers back (Server.idleRelease; tests shorten it). An idle
+// connection then holds no read or write buffer; the next input allocates a
+// small one again.
+const idleRelease = time.Second
+
 // connReader is what a TCP connection's frame.Reader reads from. When a
 // frame's first bytes came in one read and the frame needs more, it tightens
 // the deadline from IdleTimeout to ReadTimeout.
+//
+// A connection that gave its buffers back waits for input with await, which
+// reads one byte into the connReader itself, so that no read buffer is
+// allocated before input arrives; Read hands that byte out first.
 type connReader struct {
-	c       *conn
-	got     bool // bytes arrived since the deadline was armed
-	inFrame bool // the deadline armed is ReadTimeout
+	c        *conn
+	got      bool // bytes arrived since the deadline was armed
+	inFrame  bool // the deadline armed is ReadTimeout
+	release  bool // the deadline armed is idleRelease
+	released bool // the buffers were given back in this idle spell
+	held     bool // b holds a byte read by await
+	b        [1]byte
 }
 
 func (r *connReader) Read(p []byte) (int, error) {
+	if r.held && len(p) > 0 {
+		r.held = false
+		p[0] = r.b[0]
+		return 1, nil
+	}
 	if r.got && !r.inFrame && r.c.srv.readTimeout > 0 {
-		r.inFrame = true
+		r.inFrame, r.release = true, false
 		if err := r.c.setReadDeadline(r.c.srv.readTimeout); err != nil {
 			return 0, err
 		}
@@ -45,18 +64,64 @@ func (r *connReader) Read(p []byte) (int, error) {
 }
 
 // armReadLocked sets the deadline of the read about to block (TCP only):
-// ReadTimeout when part of a frame is buffered, else IdleTimeout. Holding
-// c.mu orders it with stop, which must win.
+// ReadTimeout when part of a frame is buffered; else, when idle, first
+// idleRelease (to give the buffers back) and then the rest of IdleTimeout.
+// Holding c.mu orders it with stop, which must win.
 func (c *conn) armReadLocked() {
 	if c.nc == nil || !c.srv.deadlines() {
 		return
 	}
-	d := c.srv.idleTimeout
-	c.rd.got, c.rd.inFrame = false, c.fr.Buffered() > 0
-	if c.rd.inFrame {
+	rd := &c.rd
+	if rd.got { // input since the last deadline: a new idle spell
+		rd.released = false
+	}
+	rd.got, rd.inFrame, rd.release = false, c.fr.Buffered() > 0, false
+	d, rel := c.srv.idleTimeout, c.srv.idleRelease
+	switch {
+	case rd.inFrame:
 		d = c.srv.readTimeout
+	case rd.released:
+		if d > 0 {
+			d -= rel // the spell began rel ago
+		}
+	case rel > 0 && (d <= 0 || rel < d):
+		rd.release, d = true, rel
 	}
 	c.nc.SetReadDeadline(deadline(d))
+}
+
+// await blocks, under the deadline armed, until input arrives, reading one
+// byte that Read hands out next.
+func (r *connReader) await() error {
+	n, err := r.c.nc.Read(r.b[:])
+	if n > 0 {
+		r.held, r.got = true, true
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// releaseIdle gives the buffers of a connection idle for idleRelease back:
+// the reader's (unless a partial frame is buffered) and the output buffers,
+// unless output is being written.
+func (c *conn) releaseIdle() {
+	c.rd.released = true
+	c.fr.Release()
+	if len(c.local.B) == 0 {
+		c.local.B = nil
+	}
+	c.mu.Lock()
+	if !c.flushing && len(c.out.B) == 0 {
+		c.out.B = nil
+		c.spare.B = nil
+	}
+	if h := c.srv.testHookRelease; h != nil {
+		h(c) // under c.mu
+	}
+	c.mu.Unlock()
 }
 
 // setReadDeadline sets the read deadline d from now unless Shutdown stopped
@@ -80,7 +145,7 @@ func deadline(d time.Duration) time.Time {
 }
 
 // deadlines reports whether TCP reads take deadlines at all.
-func (s *Server) deadlines() bool { return s.readTimeout > 0 || s.idleTimeout > 0 }
+func (s *Server) deadlines() bool { return s.readTimeout > 0 || s.idleTimeout > 0 || s.idleRelease > 0 }
 
 // write writes b to the transport.
 func (c *conn) write(b []byte) error {

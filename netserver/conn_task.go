@@ -52,14 +52,16 @@ func (t *task) Run() {
 		b = frame.EndFrame(b, c.kind, mark)
 	}
 	t.out = b
-	c.done(b)
+	c.done(b, len(t.in))
 	putTask(t)
 }
 
-// done takes a finished task's response and flushes it; t must not touch c
-// afterwards (the connection may end at once).
-func (c *conn) done(resp []byte) {
+// done takes a finished task's response and flushes it, and gives back the
+// in-flight bytes of its message (in); t must not touch c afterwards (the
+// connection may end at once).
+func (c *conn) done(resp []byte, in int) {
 	c.mu.Lock()
+	c.addPending(-int64(in))
 	c.appendOutLocked(resp)
 	if c.inflight.Add(-1) == 0 {
 		c.lastDone = time.Now()
@@ -71,9 +73,12 @@ func (c *conn) done(resp []byte) {
 
 // startTask runs msg off the reader goroutine. When the workers are all busy
 // a call is answered at once with "Server overloaded" (appended to dst).
+// The copy of msg counts as pending bytes until the task is done, so that
+// MaxPending bounds the input held by tasks too.
 func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
 	t := getTask(c, msg)
 	c.inflight.Add(1)
+	c.addPending(int64(len(msg)))
 	if route == dispatch.RouteOrdered {
 		c.enqueue(t)
 		return dst
@@ -81,7 +86,8 @@ func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
 	if c.srv.e.Go(t) {
 		return dst
 	}
-	c.inflight.Add(-1) // only this goroutine waits on inflight
+	c.inflight.Add(-1) // only this goroutine waits on inflight and pending
+	c.addPending(-int64(len(msg)))
 	putTask(t)
 	return c.appendOverloaded(dst, msg)
 }

@@ -120,19 +120,52 @@ func testNeverReading(t *testing.T, method string, setup engineSetup) {
 		}
 		t.Error("the server never stopped reading")
 	}()
-	other := ts.dial(t, frame.NDJSON)
-	expectResult(t, other.call(subtractCall), "2", "19")
-	other.nc.Close()
+	p := probeTCP(t, ts.addr)
 	<-done
-	waitFor(t, "the connection to be dropped", func() bool { return ts.openConns() == 0 })
+	reportProbe(t, p, "a client that never reads ("+method+")")
+	waitFor(t, "the connection to be dropped", func() bool { return ts.openConns() == 1 })
 	bound := int64(maxPending + len(msg) + 100)
 	if method != "echo" {
 		bound += maxInFlight * int64(len(msg)+100)
 	}
 	if p := peak.Load(); p > bound || p == 0 {
-		t.Errorf("pending output reached %d bytes, bound %d", p, bound)
+		t.Errorf("pending bytes reached %d, bound %d", p, bound)
 	}
-	t.Logf("peak pending output: %d bytes", peak.Load())
+	t.Logf("peak pending bytes: %d", peak.Load())
+}
+
+// TestMaxPendingInput: the copies of messages running on workers count
+// against MaxPending, so large slow calls cannot pin MaxInFlight times
+// MaxMessage bytes: at most MaxPending/size + 1 of them run at once.
+func TestMaxPendingInput(t *testing.T) {
+	const maxPending, size, calls = 256 << 10, 64 << 10, 20
+	var running, peak atomic.Int32
+	gauge := func(e *dispatch.Engine) error {
+		return e.Use(func(_ string, next dispatch.Handler) dispatch.Handler {
+			return dispatch.HandlerFunc(func(ctx context.Context, params, dst []byte) ([]byte, error) {
+				n := running.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				defer running.Add(-1)
+				return next.ServeRPC(ctx, params, dst)
+			})
+		})
+	}
+	ts := startServer(t, &Options{MaxPending: maxPending}, gauge)
+	c := ts.dial(t, frame.NDJSON)
+	msg := `{"jsonrpc":"2.0","method":"sleep","params":[20],"id":1,"pad":"` + strings.Repeat("p", size) + `"}`
+	go func() {
+		for range calls {
+			c.nc.Write(frame.AppendFrame(nil, frame.NDJSON, []byte(msg)))
+		}
+	}()
+	for range calls {
+		expectResult(t, c.recv(), "1", "20")
+	}
+	if p := peak.Load(); p > maxPending/size+1 {
+		t.Errorf("%d calls of %d bytes ran at once, MaxPending %d", p, size, maxPending)
+	}
+	t.Logf("at most %d calls of %d KiB ran at once (MaxPending %d KiB)", peak.Load(), size>>10, maxPending>>10)
 }
 
 // TestMaxInFlight: at MaxInFlight tasks the connection stops reading, so a
@@ -219,4 +252,43 @@ func TestMaxConns(t *testing.T) {
 	over.expectClosed()
 	expectResult(t, a.call(subtractCall), "2", "19")
 	expectResult(t, b.call(subtractCall), "2", "19")
+}
+
+// TestIdleRelease: a connection silent for idleRelease gives its buffers
+// back and then serves as before on every framing, including a frame whose
+// first byte is what wakes it (read without a buffer) and the rest of which
+// comes later; a frame stalled after that first byte is still cut off by
+// ReadTimeout.
+func TestIdleRelease(t *testing.T) {
+	for _, kind := range framings {
+		t.Run(kind.String(), func(t *testing.T) {
+			var released atomic.Int32
+			checkGoroutines(t)
+			s := newServer(t, &Options{ReadTimeout: 200 * time.Millisecond})
+			s.idleRelease = 20 * time.Millisecond
+			s.testHookRelease = func(c *conn) {
+				if c.fr.Buffered() == 0 && c.local.B == nil && c.out.B == nil {
+					released.Add(1)
+				}
+			}
+			ts := serveOn(t, s)
+			c := ts.dial(t, kind)
+			expectResult(t, c.call(subtractCall), "2", "19")
+			waitFor(t, "the buffers to be released", func() bool { return released.Load() == 1 })
+			expectResult(t, c.call(subtractCall), "2", "19")
+			waitFor(t, "the buffers to be released again", func() bool { return released.Load() == 2 })
+			f := frame.AppendFrame(nil, kind, []byte(subtractCall))
+			c.sendRaw(string(f[:1]))
+			time.Sleep(50 * time.Millisecond)
+			c.sendRaw(string(f[1:]))
+			expectResult(t, c.recv(), "2", "19")
+			waitFor(t, "the buffers to be released a third time", func() bool { return released.Load() == 3 })
+			c.sendRaw(string(f[:1]))
+			start := time.Now()
+			c.expectClosed()
+			if d := time.Since(start); d < 150*time.Millisecond {
+				t.Errorf("a stalled frame was cut off after %v, ReadTimeout 200ms", d)
+			}
+		})
+	}
 }

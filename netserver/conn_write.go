@@ -57,7 +57,7 @@ func (c *conn) moveLocalLocked() {
 		c.out.B = append(c.out.B, c.local.B...)
 		c.local.B = c.local.B[:0]
 	}
-	c.addPendingLocked(int64(n))
+	c.addPending(int64(n))
 }
 
 // appendOutLocked appends a task's framed response to c.out.
@@ -66,10 +66,12 @@ func (c *conn) appendOutLocked(b []byte) {
 		return
 	}
 	c.out.B = append(c.out.B, b...)
-	c.addPendingLocked(int64(len(b)))
+	c.addPending(int64(len(b)))
 }
 
-func (c *conn) addPendingLocked(n int64) {
+// addPending changes c.pending. A goroutine other than the reader that
+// lowers it holds c.mu and wakes the reader; the reader needs no lock.
+func (c *conn) addPending(n int64) {
 	p := c.pending.Add(n)
 	if h := c.srv.testHookPending; h != nil && n > 0 {
 		h(c, p)
@@ -92,7 +94,7 @@ func (c *conn) flushLocked() {
 		err := c.write(buf.B)
 		c.mu.Lock()
 		c.flushing = false
-		c.addPendingLocked(-int64(len(buf.B)))
+		c.addPending(-int64(len(buf.B)))
 		buf.B = buf.B[:0]
 		if cap(buf.B) > maxKeptOutput {
 			buf.B = nil // a burst of output does not stay pinned
@@ -109,7 +111,7 @@ func (c *conn) flushLocked() {
 func (c *conn) discardLocked() {
 	if n := len(c.out.B); n > 0 {
 		c.out.B = c.out.B[:0]
-		c.addPendingLocked(-int64(n))
+		c.addPending(-int64(n))
 	}
 }
 

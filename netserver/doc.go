@@ -24,8 +24,8 @@
 // another. Responses may therefore come out of order; clients match them by
 // id. The reader processes every frame already received before writing, and
 // the responses of that run go out in one write (pipelining with write
-// coalescing). MaxInFlight and MaxPending bound the work and the unwritten
-// output of a connection: at either bound the connection stops reading until
+// coalescing). MaxInFlight and MaxPending bound the work and the bytes in
+// flight (unwritten output, messages running) of a connection: at either bound the connection stops reading until
 // there is room again, so a peer that sends without reading its responses
 // cannot grow the server's memory; WriteTimeout eventually drops it.
 //
@@ -35,6 +35,12 @@
 // in flight have been answered. Handler contexts derive from the engine's
 // context and are cancelled when their connection fails or when Shutdown's
 // context ends.
+//
+// ReadTimeout cuts off a frame trickled in slowly, IdleTimeout a silent
+// connection; a TCP connection silent for a second already gives its read
+// and write buffers back, so that an idle connection costs about 6 KiB,
+// mostly its goroutine's stack. The limits and what clients get are listed
+// in the README; SECURITY.md says what each defends against.
 //
 // In steady state, handling a message allocates nothing: frames are slices
 // of the reader's buffer, work items and buffers come from pools.

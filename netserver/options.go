@@ -24,15 +24,17 @@ type Options struct {
 	// run on workers at once (default 256). At the bound the connection stops
 	// reading until one finishes.
 	MaxInFlight int
-	// MaxPending bounds the bytes of responses of one connection buffered
-	// but not yet written (default 4 MiB). Over it the connection stops
-	// reading until the peer has taken some.
+	// MaxPending bounds the bytes one connection holds in flight: responses
+	// buffered but not yet written, and copies of the messages running on
+	// workers (default 4 MiB). Over it the connection stops reading until
+	// the peer has taken some output or calls have finished.
 	MaxPending int
 	// ReadTimeout: a frame (an HTTP request), once its first bytes arrived,
 	// must be complete within this (default 30s). Not for stdio.
 	ReadTimeout time.Duration
 	// IdleTimeout: a connection with no input and nothing in flight for
-	// this long is closed (default 5m). Not for stdio.
+	// this long is closed (default 5m). Not for stdio. (Whatever it is, a
+	// TCP connection without input for a second gives its buffers back.)
 	IdleTimeout time.Duration
 	// WriteTimeout: a write that makes no progress for this long drops the
 	// connection (default 30s). Not for stdio.

@@ -29,6 +29,7 @@ type Server struct {
 	readTimeout  time.Duration
 	idleTimeout  time.Duration
 	writeTimeout time.Duration
+	idleRelease  time.Duration
 	tooLargeData []byte // error.data of the answer to an oversized frame
 
 	mu        sync.Mutex
@@ -37,9 +38,12 @@ type Server struct {
 	conns     map[*conn]struct{}
 	wg        sync.WaitGroup // connection goroutines (and ServeStdio calls)
 
-	// testHookPending, when set, sees a connection's pending output bytes
-	// each time they grow.
+	// testHookPending, when set, sees a connection's pending bytes (output
+	// and the messages of running tasks) each time they grow.
 	testHookPending func(c *conn, pending int64)
+	// testHookRelease, when set, is called (under c.mu) each time an idle
+	// connection gives its buffers back.
+	testHookRelease func(c *conn)
 }
 
 // New returns a Server for e configured by opts (nil means the defaults).
@@ -56,6 +60,7 @@ func New(e *dispatch.Engine, opts *Options) *Server {
 		readTimeout:  opts.readTimeout(),
 		idleTimeout:  opts.idleTimeout(),
 		writeTimeout: opts.writeTimeout(),
+		idleRelease:  idleRelease,
 		listeners:    make(map[net.Listener]struct{}),
 		conns:        make(map[*conn]struct{}),
 	}

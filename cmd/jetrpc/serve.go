@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/frame"
@@ -36,6 +37,81 @@ type serveConfig struct {
 	maxMessage int
 	maxBatch   int
 	maxConns   int
+	limits     limitFlags
+}
+
+// limitFlags are the flags of the limits beyond the original ones. A
+// timeout of 0 means none; check refuses negative values.
+type limitFlags struct {
+	maxDepth     int
+	maxBatchResp int
+	maxInFlight  int
+	maxPending   int
+	callTimeout  time.Duration
+	readTimeout  time.Duration
+	idleTimeout  time.Duration
+	writeTimeout time.Duration
+}
+
+// define adds the limit flags to fs.
+func (l *limitFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&l.maxDepth, "max-depth", decode.DefaultMaxDepth, "deepest nesting of a message")
+	fs.IntVar(&l.maxBatchResp, "max-batch-response", dispatch.DefaultMaxBatchResponse,
+		"most `BYTES` of the responses of one batch; calls over it get -32000")
+	fs.IntVar(&l.maxInFlight, "max-inflight", netserver.DefaultMaxInFlight,
+		"most calls of one TCP/stdio connection running at once")
+	fs.IntVar(&l.maxPending, "max-pending", netserver.DefaultMaxPending,
+		"most `BYTES` one TCP/stdio connection holds in flight (unwritten responses, running messages)")
+	fs.DurationVar(&l.callTimeout, "call-timeout", 0,
+		"cancel a call of a non-inline method after `DURATION` and answer -32003 (0: no limit)")
+	fs.DurationVar(&l.readTimeout, "read-timeout", netserver.DefaultReadTimeout,
+		"a started message (HTTP request) must arrive within `DURATION` (0: no limit)")
+	fs.DurationVar(&l.idleTimeout, "idle-timeout", netserver.DefaultIdleTimeout,
+		"close a connection idle for `DURATION` (0: never)")
+	fs.DurationVar(&l.writeTimeout, "write-timeout", netserver.DefaultWriteTimeout,
+		"drop a connection whose writes make no progress for `DURATION` (0: no limit)")
+}
+
+// check refuses values out of range.
+func (l *limitFlags) check() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"max-depth", l.maxDepth}, {"max-batch-response", l.maxBatchResp}, {"max-inflight", l.maxInFlight}, {"max-pending", l.maxPending}} {
+		if c.v < 1 {
+			return fmt.Errorf("--%s %d: must be at least 1", c.name, c.v)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    time.Duration
+	}{{"call-timeout", l.callTimeout}, {"read-timeout", l.readTimeout}, {"idle-timeout", l.idleTimeout}, {"write-timeout", l.writeTimeout}} {
+		if c.v < 0 {
+			return fmt.Errorf("--%s %v: must not be negative (0: no limit)", c.name, c.v)
+		}
+	}
+	return nil
+}
+
+// engineOptions returns the engine's options for these flags.
+func (l *limitFlags) engineOptions(o dispatch.Options) *dispatch.Options {
+	o.MaxDepth, o.MaxBatchResponse, o.CallTimeout = l.maxDepth, l.maxBatchResp, l.callTimeout
+	return &o
+}
+
+// serverOptions returns the servers' options for these flags.
+func (l *limitFlags) serverOptions(o netserver.Options) *netserver.Options {
+	o.MaxInFlight, o.MaxPending = l.maxInFlight, l.maxPending
+	o.ReadTimeout, o.IdleTimeout, o.WriteTimeout = orNone(l.readTimeout), orNone(l.idleTimeout), orNone(l.writeTimeout)
+	return &o
+}
+
+// orNone maps a flag's 0 (no limit) to netserver's negative (disabled).
+func orNone(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // serve runs "jetrpc serve".
@@ -48,7 +124,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	e := dispatch.New(&dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers, Logger: log})
+	e := dispatch.New(cfg.limits.engineOptions(dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers, Logger: log}))
 	defer e.Close()
 	if err := demo.Register(e); err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
@@ -73,10 +149,11 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&cfg.http, "http", "127.0.0.1:8080", "serve HTTP on `ADDR` (empty: off)")
 	fs.StringVar(&framing, "framing", "auto", "framing of TCP and stdio: auto, ndjson, header or len32")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve on stdin/stdout, exit at EOF; TCP and HTTP then only if given")
-	fs.IntVar(&cfg.workers, "workers", 0, "most worker goroutines for batch members (0: 10000)")
+	fs.IntVar(&cfg.workers, "workers", 0, "most worker goroutines for blocking calls and batch members (0: 16384)")
 	fs.IntVar(&cfg.maxMessage, "max-message", frame.DefaultMaxMessage, "largest message in `BYTES`")
 	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
+	cfg.limits.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -97,6 +174,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 		return fmt.Errorf("--framing: %v", err)
 	}
 	cfg.framing = kind
+	if err := cfg.limits.check(); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		name string
 		v    int
@@ -150,7 +230,7 @@ type server struct {
 }
 
 func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger) *server {
-	opts := &netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns, Logger: log}
+	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns, Logger: log})
 	s := &server{log: log, stdio: cfg.stdio}
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
