@@ -3,9 +3,10 @@ package bench
 import (
 	"bufio"
 	"errors"
-	"io"
 	"net"
 	"sync"
+
+	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 // LineServer is the transport baseline for TCP benchmarks: a newline-framed
@@ -17,6 +18,10 @@ import (
 type LineServer struct {
 	// Handle appends the answer to line (without its newline) to dst.
 	Handle func(dst, line []byte) []byte
+	// Framing is the connections' framing: zero or frame.NDJSON reads
+	// lines with bufio; frame.Header and frame.Len32 use netserver/frame
+	// (for baselines of those framings).
+	Framing frame.Kind
 
 	mu    sync.Mutex
 	ln    net.Listener
@@ -63,14 +68,15 @@ func (s *LineServer) serveConn(c net.Conn) {
 		s.mu.Unlock()
 		s.wg.Done()
 	}()
+	if s.Framing != frame.Auto && s.Framing != frame.NDJSON {
+		s.serveFramed(c)
+		return
+	}
 	r := bufio.NewReaderSize(c, 64<<10)
 	var out []byte
 	for {
 		line, err := r.ReadSlice('\n')
 		if err != nil {
-			if err != io.EOF {
-				return
-			}
 			return
 		}
 		if len(line) > 1 {
@@ -81,6 +87,27 @@ func (s *LineServer) serveConn(c net.Conn) {
 			}
 		}
 		if r.Buffered() == 0 && len(out) > 0 {
+			if _, err := c.Write(out); err != nil {
+				return
+			}
+			out = out[:0]
+		}
+	}
+}
+
+// serveFramed is serveConn's loop for the header and len32 framings.
+func (s *LineServer) serveFramed(c net.Conn) {
+	r := frame.NewReader(c, s.Framing, 0)
+	var out, resp []byte
+	for {
+		msg, err := r.Next()
+		if err != nil {
+			return
+		}
+		if resp = s.Handle(resp[:0], msg); len(resp) > 0 {
+			out = frame.AppendFrame(out, s.Framing, resp)
+		}
+		if !r.Ready() && len(out) > 0 {
 			if _, err := c.Write(out); err != nil {
 				return
 			}

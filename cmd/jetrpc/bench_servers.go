@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 	"github.com/valyala/fasthttp"
 )
 
@@ -88,14 +85,10 @@ func startBenchServers(cfg *benchConfig) (servers []benchServer, stop func(), er
 		}
 		go srv.Serve(ln)
 		stops = append(stops, func() { srv.Shutdown() })
-	case cfg.framing == frame.NDJSON:
-		srv := &bench.LineServer{Handle: bench.StdlibLine(std)}
+	default:
+		srv := &bench.LineServer{Handle: bench.StdlibLine(std), Framing: cfg.framing}
 		go srv.Serve(ln)
 		stops = append(stops, func() { srv.Close() })
-	default:
-		srv := &framedServer{kind: cfg.framing, std: std, ln: ln, conns: map[net.Conn]struct{}{}}
-		go srv.serve()
-		stops = append(stops, srv.close)
 	}
 	return servers, stop, nil
 }
@@ -116,70 +109,4 @@ func stdlibHTTP(std *bench.Stdlib) fasthttp.RequestHandler {
 		ctx.SetContentType("application/json")
 		ctx.SetBody(out)
 	}
-}
-
-// framedServer is bench.LineServer's loop for the header and len32
-// framings: the baseline for those.
-type framedServer struct {
-	kind  frame.Kind
-	std   *bench.Stdlib
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
-}
-
-func (s *framedServer) serve() {
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				time.Sleep(10 * time.Millisecond)
-				continue
-			}
-			return
-		}
-		s.mu.Lock()
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serveConn(c)
-	}
-}
-
-func (s *framedServer) serveConn(c net.Conn) {
-	defer func() {
-		c.Close()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
-	r := frame.NewReader(c, s.kind, 0)
-	var out []byte
-	for {
-		msg, err := r.Next()
-		if err != nil {
-			return
-		}
-		if resp := s.std.Process(msg); resp != nil {
-			out = frame.AppendFrame(out, s.kind, resp)
-		}
-		if !r.Ready() && len(out) > 0 {
-			if _, err := c.Write(out); err != nil {
-				return
-			}
-			out = out[:0]
-		}
-	}
-}
-
-func (s *framedServer) close() {
-	s.mu.Lock()
-	s.ln.Close()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
 }
