@@ -1,0 +1,280 @@
+'use strict';
+// vscode-jsonrpc (the JSON-RPC library VS Code uses for LSP), which nobody
+// here wrote, against the jetrpc binary over raw TCP with Content-Length
+// framing. The server is $JETRPC_BIN, started once per framing flag:
+// --framing header, and --framing auto, which must detect the
+// Content-Length header from the first byte.
+//
+// Run: JETRPC_BIN=/path/to/jetrpc node --test
+
+const { test, describe, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const net = require('node:net');
+const readline = require('node:readline');
+const {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  ParameterStructures,
+  CancellationTokenSource,
+  ResponseError,
+  Trace,
+} = require('vscode-jsonrpc/node');
+
+const START_TIMEOUT_MS = 30_000; // the binary prints its listening line
+const STOP_TIMEOUT_MS = 15_000; // SIGTERM to exit (the server's shutdown grace is 10s)
+const STEP_TIMEOUT_MS = 10_000; // any one request
+
+// JSON-RPC 2.0 error codes.
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const REQUEST_CANCELLED = -32800; // LSP's code, should a server honour $/cancelRequest
+
+const BIN = process.env.JETRPC_BIN;
+if (!BIN) {
+  throw new Error('set JETRPC_BIN to the jetrpc binary (go build -o /tmp/jetrpc ./cmd/jetrpc)');
+}
+
+// startServer runs "jetrpc serve --tcp 127.0.0.1:0 --http '' --framing F"
+// and resolves with { proc, addr, log } once it prints "listening tcp ADDR".
+function startServer(framing) {
+  const proc = spawn(BIN, ['serve', '--tcp', '127.0.0.1:0', '--http', '', '--framing', framing], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const log = [];
+  const orphan = () => proc.kill('SIGKILL'); // should this process end with the server still up
+  process.on('exit', orphan);
+  const exited = new Promise((resolve) =>
+    proc.on('exit', (code, signal) => {
+      process.off('exit', orphan);
+      resolve({ code, signal });
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`no listening line within ${START_TIMEOUT_MS}ms; stderr:\n${log.join('\n')}`));
+    }, START_TIMEOUT_MS);
+    proc.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`jetrpc serve exited (${code ?? signal}) before listening; stderr:\n${log.join('\n')}`));
+    });
+    readline.createInterface({ input: proc.stderr }).on('line', (line) => {
+      log.push(line);
+      const m = /^listening tcp (\S+)$/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        const i = m[1].lastIndexOf(':');
+        resolve({ proc, exited, log, host: m[1].slice(0, i).replace(/^\[|\]$/g, ''), port: Number(m[1].slice(i + 1)) });
+      }
+    });
+  });
+}
+
+// stopServer sends SIGTERM and resolves with the exit code, killing the
+// server if it has not exited within STOP_TIMEOUT_MS.
+async function stopServer(server) {
+  if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
+    return server.exited;
+  }
+  server.proc.kill('SIGTERM');
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      server.proc.kill('SIGKILL');
+      resolve({ code: null, signal: 'SIGKILL (after SIGTERM timed out)' });
+    }, STOP_TIMEOUT_MS);
+  });
+  const result = await Promise.race([server.exited, timeout]);
+  clearTimeout(timer);
+  return result;
+}
+
+// connect opens a TCP connection to the server and a vscode-jsonrpc
+// connection on it, listening. Everything its logger reports as an error
+// lands in problems (a response without an id, an unknown id, a malformed
+// message, a read or write error).
+function connect(server) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: server.host, port: server.port });
+    socket.setNoDelay(true);
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      const problems = [];
+      const logger = {
+        error: (m) => problems.push(`error: ${m}`),
+        warn: (m) => problems.push(`warn: ${m}`),
+        info: () => {},
+        log: () => {},
+      };
+      const conn = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket), logger);
+      conn.onError(([err]) => problems.push(`connection error: ${err && err.message}`));
+      let closed = false;
+      conn.onClose(() => {
+        closed = true;
+      });
+      const sent = []; // methods of the notifications sent, from the trace
+      conn.trace(Trace.Messages, {
+        log: (m) => {
+          const n = /^Sending notification '([^']*)'/.exec(typeof m === 'string' ? m : '');
+          if (n) sent.push(n[1]);
+        },
+      });
+      conn.listen();
+      resolve({ conn, socket, problems, sent, isClosed: () => closed });
+    });
+  });
+}
+
+// within rejects if p does not settle within ms.
+function within(p, what, ms = STEP_TIMEOUT_MS) {
+  let timer;
+  return Promise.race([
+    p,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms}ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+// rejectsWith checks that p rejects with a ResponseError of that code (and
+// message and data, when given).
+async function rejectsWith(p, what, code, message, data) {
+  await assert.rejects(within(p, what), (err) => {
+    assert.ok(err instanceof ResponseError, `${what}: ${err} is not a ResponseError`);
+    assert.equal(err.code, code, `${what}: code`);
+    if (message !== undefined) assert.equal(err.message, message, `${what}: message`);
+    if (data !== undefined) assert.deepEqual(err.data, data, `${what}: data`);
+    return true;
+  });
+}
+
+for (const framing of ['header', 'auto']) {
+  describe(`vscode-jsonrpc over TCP, jetrpc serve --framing ${framing}`, () => {
+    let server;
+    let c; // { conn, socket, problems, sent, isClosed }
+
+    before(async () => {
+      server = await startServer(framing);
+      c = await connect(server);
+    });
+
+    after(async () => {
+      if (c) {
+        c.conn.dispose();
+        c.socket.destroy();
+      }
+      if (server) {
+        const { code, signal } = await stopServer(server);
+        assert.equal(code, 0, `jetrpc serve exit after SIGTERM: ${code ?? signal}; stderr:\n${server.log.join('\n')}`);
+      }
+    });
+
+    test('subtract by position', async () => {
+      // Several params are sent by position; so is a single non-object one.
+      assert.equal(await within(c.conn.sendRequest('subtract', 42, 23), 'subtract'), 19);
+      assert.equal(await within(c.conn.sendRequest('subtract', 23, 42), 'subtract'), -19);
+      const p = c.conn.sendRequest('subtract', ParameterStructures.byPosition, 0.5, 2);
+      assert.equal(await within(p, 'subtract'), -1.5);
+    });
+
+    test('subtract by name', async () => {
+      // A single object is sent as the params object itself (auto), or
+      // explicitly by name.
+      const named = { minuend: 42, subtrahend: 23 };
+      assert.equal(await within(c.conn.sendRequest('subtract', named), 'subtract'), 19);
+      const p = c.conn.sendRequest('subtract', ParameterStructures.byName, { subtrahend: 23, minuend: 42 });
+      assert.equal(await within(p, 'subtract'), 19);
+      // byPosition wraps the object: [{...}] is not what subtract takes.
+      await rejectsWith(c.conn.sendRequest('subtract', ParameterStructures.byPosition, named),
+        'subtract([{...}])', INVALID_PARAMS, 'Invalid params');
+    });
+
+    test('sum, get_data, echo', async () => {
+      assert.equal(await within(c.conn.sendRequest('sum', 1, 2, 4), 'sum'), 7);
+      assert.equal(await within(c.conn.sendRequest('sum', 5), 'sum'), 5); // sent as [5]
+      assert.deepEqual(await within(c.conn.sendRequest('get_data'), 'get_data'), ['hello', 5]);
+      const obj = { s: 'héllo "q" \u2028 \\ 😀', n: -1.25e-3, b: true, z: null, a: [1, 'x', {}], o: { k: [] } };
+      assert.deepEqual(await within(c.conn.sendRequest('echo', obj), 'echo'), obj);
+      assert.equal(await within(c.conn.sendRequest('echo'), 'echo()'), null); // no params: null
+      // A message far larger than one TCP segment, in both directions.
+      const big = { text: 'ü'.repeat(300_000), list: Array.from({ length: 10_000 }, (_, i) => i) };
+      assert.deepEqual(await within(c.conn.sendRequest('echo', big), 'echo(big)'), big);
+    });
+
+    test('fail: the error object as given', async () => {
+      await rejectsWith(c.conn.sendRequest('fail', { code: -32001, message: 'custom failure', data: { why: ['x', 1] } }),
+        'fail', -32001, 'custom failure', { why: ['x', 1] });
+      await rejectsWith(c.conn.sendRequest('fail', { code: 42, message: 'no data' }), 'fail without data', 42, 'no data');
+      await rejectsWith(c.conn.sendRequest('fail', 1), 'fail(1)', INVALID_PARAMS, 'Invalid params',
+        'want {"code":integer,"message":string[,"data":any]}');
+    });
+
+    test('unknown method, bad params, panic', async () => {
+      await rejectsWith(c.conn.sendRequest('no_such_method', 1), 'no_such_method', METHOD_NOT_FOUND);
+      await rejectsWith(c.conn.sendRequest('subtract', 'a', 1), 'subtract("a", 1)', INVALID_PARAMS, 'Invalid params',
+        'want [minuend, subtrahend] or {"minuend":a,"subtrahend":b}, both numbers');
+      await rejectsWith(c.conn.sendRequest('panic'), 'panic', INTERNAL_ERROR);
+      assert.equal(await within(c.conn.sendRequest('subtract', 3, 1), 'subtract after panic'), 2);
+    });
+
+    test('100 concurrent requests, each answered', async () => {
+      const calls = Array.from({ length: 100 }, (_, i) => c.conn.sendRequest('subtract', i * 3, i));
+      const got = await within(Promise.all(calls), '100 concurrent subtracts');
+      assert.deepEqual(got, Array.from({ length: 100 }, (_, i) => 2 * i));
+    });
+
+    test('responses matched by id, not by order', async () => {
+      const order = [];
+      const slow = c.conn.sendRequest('sleep', 200).then((v) => order.push('sleep') && v);
+      const fast = c.conn.sendRequest('subtract', 10, 4).then((v) => order.push('subtract') && v);
+      assert.deepEqual(await within(Promise.all([slow, fast]), 'sleep and subtract'), [200, 6]);
+      assert.deepEqual(order, ['subtract', 'sleep']);
+    });
+
+    test('notifications', async () => {
+      await c.conn.sendNotification('update', 1, 2, 3, 4, 5);
+      await c.conn.sendNotification('notify_hello', 7);
+      await c.conn.sendNotification('update', { any: 'thing' });
+      await c.conn.sendNotification('no_such_method'); // no answer, not even an error
+      assert.equal(await within(c.conn.sendRequest('subtract', 5, 3), 'subtract after notifications'), 2);
+    });
+
+    test('cancellation sends $/cancelRequest; the connection goes on', async () => {
+      // jetrpc has no $/cancelRequest method: the notification is ignored
+      // and the sleep completes. Should it ever honour it, the request ends
+      // with -32800 instead; either way nothing breaks.
+      const sleepOrCancelled = async (p, what, ms) => {
+        try {
+          assert.equal(await within(p, what), ms);
+        } catch (err) {
+          if (!(err instanceof ResponseError) || err.code !== REQUEST_CANCELLED) throw err;
+        }
+      };
+      const before = c.sent.filter((m) => m === '$/cancelRequest').length;
+      const source = new CancellationTokenSource();
+      const p = c.conn.sendRequest('sleep', 300, source.token);
+      setTimeout(() => source.cancel(), 50);
+      await sleepOrCancelled(p, 'cancelled sleep', 300);
+      // A token cancelled before the request: vscode-jsonrpc sends the
+      // request, then the cancellation.
+      const early = new CancellationTokenSource();
+      early.cancel();
+      await sleepOrCancelled(c.conn.sendRequest('sleep', 1, early.token), 'pre-cancelled sleep', 1);
+      assert.equal(c.sent.filter((m) => m === '$/cancelRequest').length - before, 2, 'two $/cancelRequest sent');
+      assert.equal(await within(c.conn.sendRequest('subtract', 9, 4), 'subtract after cancel'), 5);
+    });
+
+    test('the connection saw no protocol problems', () => {
+      assert.equal(c.isClosed(), false, 'connection closed');
+      assert.deepEqual(c.problems, []);
+    });
+  });
+}
