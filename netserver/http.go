@@ -23,7 +23,9 @@ import (
 //     response is a JSON-RPC error;
 //   - 204 with an empty body when no response is due (notifications);
 //   - 413 when the body is over Options.MaxMessage;
-//   - 405 with "Allow: POST" for any other method.
+//   - 405 with "Allow: POST" for any other method;
+//   - GET /ws with the WebSocket upgrade headers upgrades the connection
+//     (see ws.go for the endpoint, its bounds and its policy when full).
 //
 // Each request runs on its own fasthttp worker goroutine, so a slow call
 // blocks nobody else. Handler contexts derive from the engine's context and
@@ -39,13 +41,15 @@ type HTTPServer struct {
 	closed bool
 	lns    []net.Listener
 	conns  httpConns
+	ws     map[*wsConn]struct{} // open WebSocket connections (see ws.go)
+	wsc    wsConfig
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
 // defaults). Of Options it uses MaxMessage, MaxConns (concurrent
 // connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
-	s := &HTTPServer{e: e, max: opts.maxMessage()}
+	s := &HTTPServer{e: e, max: opts.maxMessage(), wsc: newWSConfig(opts)}
 	s.ctx, s.cancel = context.WithCancel(e.Context())
 	configureFastHTTP(&s.srv, opts)
 	s.srv.Handler = s.Handler
@@ -90,6 +94,9 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	for _, ln := range lns { // a Serve that had not reached fasthttp yet
 		ln.Close()
 	}
+	if err == nil || errors.Is(err, net.ErrClosed) {
+		err = s.shutdownWS(ctx) // fasthttp does not track hijacked connections
+	}
 	s.cancel()
 	switch {
 	case errors.Is(err, net.ErrClosed):
@@ -133,6 +140,10 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 
 // serveNotPost answers every request whose method is not POST.
 func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
+	if isWS(ctx) {
+		s.serveWS(ctx)
+		return
+	}
 	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed), fasthttp.StatusMethodNotAllowed)
 	ctx.Response.Header.SetBytesV(fasthttp.HeaderAllow, allowPost) // after Error, which resets headers
 }

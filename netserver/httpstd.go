@@ -13,7 +13,8 @@ import (
 // HTTPServer does: POST (any path) with one message or batch gets 200 and
 // the response as application/json, or 204 and an empty body when no
 // response is due; a body over Options.MaxMessage gets 413; other methods
-// get 405 with "Allow: POST". Of Options it uses MaxMessage only: timeouts
+// get 405 with "Allow: POST" (GET /ws too: unlike HTTPServer, HTTPHandler
+// does not serve WebSocket). Of Options it uses MaxMessage only: timeouts
 // and connection limits belong to the http.Server.
 //
 // Handler contexts derive from the request's context, so a call is cancelled

@@ -1,0 +1,499 @@
+package netserver
+
+// NOTE: the WebSocket endpoint of HTTPServer. A GET /ws with the upgrade
+// headers is upgraded (fasthttp/websocket's FastHTTPUpgrader) and the hijacked
+// connection is served here: one reader goroutine (the hijack handler), one
+// writer goroutine, the engine's workers for calls that may block.
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/valyala/fasthttp"
+)
+
+// WebSocket endpoint of HTTPServer
+//
+// A GET /ws carrying the WebSocket upgrade headers is upgraded; any origin is
+// accepted (CheckOrigin allows all: the endpoint has no cookies or ambient
+// authority of its own to protect; put a proxy or a handler of your own in
+// front to restrict origins). A GET /ws without the upgrade headers gets 405
+// like every non-POST request. HTTPHandler (the net/http adapter) does not
+// serve WebSocket: it answers 405 to GET /ws too.
+//
+// Each text (or binary) message is one JSON-RPC message or batch; each
+// response is one text message. Calls are pipelined: cheap ones are answered
+// at once on the reading goroutine, ones that may block run on the engine's
+// workers, so responses may come out of order (match them by id).
+// Notifications produce nothing. Ordered notifications (of non-concurrent
+// methods that may block) run on the reading goroutine, in arrival order. A
+// message over Options.MaxMessage closes the connection with 1009 (message
+// too big).
+//
+// Bounds and the policy when full: the responses waiting for the writer and
+// the copies of the messages running on workers together hold at most about
+// Options.MaxPending bytes (plus one message and its response), and at most
+// Options.MaxInFlight messages run on workers at once. At either bound the
+// connection stops reading from the client until the writer has sent some
+// output or calls have finished (backpressure: TCP flow control then slows
+// the client). Nothing is dropped while the client reads; a write that makes
+// no progress for Options.WriteTimeout drops the connection, so a client that
+// never reads is held to the bound and then disconnected. When all workers
+// are busy a call gets -32001 "Server overloaded".
+//
+// The server pings every 30s (or IdleTimeout/2 when smaller); a client that
+// sends nothing, not even a pong, for twice that is disconnected. Shutdown
+// stops taking new calls (any that arrive get -32002), waits until the calls
+// in flight are answered, sends a close frame 1001 (going away), waits for
+// the client's close frame (at most wsCloseWait) and closes the connection.
+// Shutdown waits for WebSocket connections like for HTTP requests.
+
+const (
+	wsPath      = "/ws"
+	wsPingEvery = 30 * time.Second
+	wsCloseWait = time.Second // for the peer's close frame after ours
+	wsBufSize   = 4 << 10     // websocket read and write buffers
+)
+
+var wsUpgrader = websocket.FastHTTPUpgrader{
+	ReadBufferSize:  wsBufSize,
+	WriteBufferSize: wsBufSize,
+	CheckOrigin:     func(*fasthttp.RequestCtx) bool { return true },
+}
+
+// wsConfig is what WebSocket connections take from Options.
+type wsConfig struct {
+	maxMessage   int
+	maxInFlight  int
+	maxPending   int
+	writeTimeout time.Duration
+	ping         time.Duration
+	log          *slog.Logger
+}
+
+func newWSConfig(opts *Options) wsConfig {
+	ping := wsPingEvery
+	if idle := opts.idleTimeout(); idle > 0 && idle/2 < ping {
+		ping = idle / 2
+	}
+	return wsConfig{
+		maxMessage:   opts.maxMessage(),
+		maxInFlight:  opts.maxInFlight(),
+		maxPending:   opts.maxPending(),
+		writeTimeout: opts.writeTimeout(),
+		ping:         ping,
+		log:          opts.logger(),
+	}
+}
+
+// isWS reports whether ctx asks to upgrade GET /ws.
+func isWS(ctx *fasthttp.RequestCtx) bool {
+	return ctx.IsGet() && bytes.Equal(ctx.Path(), []byte(wsPath)) && websocket.FastHTTPIsWebSocketUpgrade(ctx)
+}
+
+// serveWS upgrades the request; the connection is served on fasthttp's
+// hijack goroutine, which closes it when serve returns.
+func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
+	err := wsUpgrader.Upgrade(ctx, func(ws *websocket.Conn) {
+		c := &wsConn{
+			s:     s,
+			cfg:   &s.wsc,
+			ws:    ws,
+			wake:  make(chan struct{}, 1),
+			rdone: make(chan struct{}),
+			wdone: make(chan struct{}),
+			done:  make(chan struct{}),
+		}
+		c.cond.L = &c.mu
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			_ = ws.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseGoingAway, ""), time.Now().Add(time.Second))
+			return
+		}
+		if s.ws == nil {
+			s.ws = make(map[*wsConn]struct{})
+		}
+		s.ws[c] = struct{}{}
+		s.mu.Unlock()
+		c.serve()
+		s.mu.Lock()
+		delete(s.ws, c)
+		s.mu.Unlock()
+		close(c.done)
+	})
+	if err != nil {
+		s.wsc.log.Debug("netserver: websocket upgrade failed", "remote", ctx.RemoteAddr(), "err", err)
+	}
+}
+
+// shutdownWS makes every WebSocket connection go away once its calls are
+// answered and waits until they are closed or ctx ends. s.closed must be set
+// already, so that no connection registers afterwards.
+func (s *HTTPServer) shutdownWS(ctx context.Context) error {
+	s.mu.Lock()
+	cs := make([]*wsConn, 0, len(s.ws))
+	for c := range s.ws {
+		cs = append(cs, c)
+	}
+	s.mu.Unlock()
+	for _, c := range cs {
+		c.goAway()
+	}
+	for _, c := range cs {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// openWS returns the number of open WebSocket connections.
+func (s *HTTPServer) openWS() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ws)
+}
+
+// wsConn is one WebSocket connection.
+type wsConn struct {
+	s   *HTTPServer
+	cfg *wsConfig
+	ws  *websocket.Conn
+	in  []byte // the message being read
+
+	mu       sync.Mutex
+	cond     sync.Cond // the reader waits here for room
+	queue    [][]byte  // responses for the writer, from qhead on
+	qhead    int
+	pending  int  // bytes in queue and in the messages running on workers
+	inflight int  // messages running on workers
+	closing  bool // Shutdown: answer what runs, then close with 1001
+	handling bool // the reader is running a message
+	dead     bool // the connection is ending: drop further output
+
+	wake  chan struct{} // wakes the writer (capacity 1)
+	rdone chan struct{} // the reader stopped
+	wdone chan struct{} // the writer stopped
+	done  chan struct{} // everything stopped
+}
+
+func (c *wsConn) readWait() time.Duration { return 2 * c.cfg.ping }
+
+// serve reads messages until the connection ends, then stops the writer.
+func (c *wsConn) serve() {
+	c.ws.SetReadLimit(int64(c.cfg.maxMessage))
+	c.ws.SetPongHandler(func(string) error {
+		return c.ws.SetReadDeadline(time.Now().Add(c.readWait()))
+	})
+	go c.writeLoop()
+	for c.awaitRoom() {
+		if c.ws.SetReadDeadline(time.Now().Add(c.readWait())) != nil {
+			break
+		}
+		_, r, err := c.ws.NextReader()
+		if err != nil {
+			c.logEnd(err)
+			break
+		}
+		if c.in, err = readAll(r, c.in[:0]); err != nil {
+			c.logEnd(err) // over the limit: the websocket package sent 1009
+			break
+		}
+		c.handle(c.in)
+		if cap(c.in) > maxKeptTask {
+			c.in = nil
+		}
+	}
+	close(c.rdone)
+	c.mu.Lock()
+	c.dead = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.signal()
+	c.ws.NetConn().Close() // unblocks the writer
+	<-c.wdone
+}
+
+func (c *wsConn) logEnd(err error) {
+	if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived) {
+		return
+	}
+	c.cfg.log.Debug("netserver: websocket connection ends", "remote", c.ws.RemoteAddr(), "err", err)
+}
+
+// awaitRoom blocks while the connection is at its bounds; false when it ends.
+func (c *wsConn) awaitRoom() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for !c.dead && (c.pending >= c.cfg.maxPending || c.inflight >= c.cfg.maxInFlight) {
+		c.cond.Wait()
+	}
+	return !c.dead
+}
+
+// handle runs one message.
+func (c *wsConn) handle(msg []byte) {
+	e := c.s.e
+	c.mu.Lock()
+	closing := c.closing
+	c.handling = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.handling = false
+		c.mu.Unlock()
+		c.signal()
+	}()
+	out := getWSBuf()
+	if closing {
+		c.push(e.Reject(out, msg, encode.CodeShuttingDown))
+		return
+	}
+	out, route := e.TryProcess(c.s.ctx, out, msg)
+	switch route {
+	case dispatch.RouteInline:
+		c.push(out)
+		return
+	case dispatch.RouteOrdered: // in arrival order, on this goroutine
+		c.push(e.ProcessContext(c.s.ctx, out, msg))
+		return
+	}
+	t := wsTasks.Get().(*wsTask)
+	t.c, t.out = c, out
+	t.in = append(t.in[:0], msg...)
+	c.mu.Lock()
+	c.inflight++
+	c.pending += len(msg)
+	c.mu.Unlock()
+	if e.Go(t) {
+		return
+	}
+	c.mu.Lock()
+	c.inflight--
+	c.pending -= len(msg)
+	c.mu.Unlock()
+	t.c, t.out = nil, nil
+	putWSTask(t)
+	c.cfg.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.ws.RemoteAddr())
+	c.push(e.Reject(out, msg, encode.CodeOverloaded))
+}
+
+// push queues a response for the writer (an empty one is dropped).
+func (c *wsConn) push(b []byte) {
+	if len(b) == 0 {
+		putWSBuf(b)
+		return
+	}
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		putWSBuf(b)
+		return
+	}
+	c.queue = append(c.queue, b)
+	c.pending += len(b)
+	c.mu.Unlock()
+	c.signal()
+}
+
+// finish takes a worker's response and gives back its message's bytes.
+func (c *wsConn) finish(resp []byte, in int) {
+	c.mu.Lock()
+	c.inflight--
+	c.pending -= in
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.push(resp)
+	c.signal() // a closing writer waits for inflight to reach 0
+}
+
+func (c *wsConn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// goAway starts the close handshake once the calls in flight are answered.
+func (c *wsConn) goAway() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.signal()
+}
+
+// writeLoop writes queued responses and pings until the connection ends.
+func (c *wsConn) writeLoop() {
+	defer close(c.wdone)
+	tick := time.NewTicker(c.cfg.ping)
+	defer tick.Stop()
+	for {
+		c.mu.Lock()
+		if c.dead {
+			c.mu.Unlock()
+			return
+		}
+		if c.qhead < len(c.queue) {
+			b := c.queue[c.qhead]
+			c.queue[c.qhead] = nil
+			c.qhead++
+			if c.qhead == len(c.queue) {
+				c.queue, c.qhead = c.queue[:0], 0
+			}
+			c.mu.Unlock()
+			err := c.write(b)
+			c.mu.Lock()
+			c.pending -= len(b)
+			c.cond.Broadcast()
+			c.mu.Unlock()
+			putWSBuf(b)
+			if err != nil {
+				c.fail(err)
+				return
+			}
+			continue
+		}
+		if c.closing && c.inflight == 0 && !c.handling {
+			c.mu.Unlock()
+			c.sendClose()
+			return
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.wake:
+		case <-c.rdone:
+		case <-tick.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, c.deadline()); err != nil {
+				c.fail(err)
+				return
+			}
+		}
+	}
+}
+
+// deadline is the write deadline from now (zero: none).
+func (c *wsConn) deadline() time.Time {
+	if c.cfg.writeTimeout <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(c.cfg.writeTimeout)
+}
+
+// write sends b as one text message, in chunks each of which must make
+// progress within WriteTimeout.
+func (c *wsConn) write(b []byte) error {
+	w, err := c.ws.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		if err := c.ws.SetWriteDeadline(c.deadline()); err != nil {
+			return err
+		}
+		if _, err := w.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	if err := c.ws.SetWriteDeadline(c.deadline()); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// fail drops the connection after a write error (a stuck client).
+func (c *wsConn) fail(err error) {
+	c.cfg.log.Info("netserver: dropping websocket connection", "remote", c.ws.RemoteAddr(), "err", err)
+	c.mu.Lock()
+	c.dead = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.ws.NetConn().Close() // unblocks the reader
+}
+
+// sendClose sends close 1001 and gives the peer wsCloseWait to answer.
+func (c *wsConn) sendClose() {
+	msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down")
+	if c.ws.WriteControl(websocket.CloseMessage, msg, c.deadline()) == nil {
+		t := time.NewTimer(wsCloseWait)
+		defer t.Stop()
+		select {
+		case <-c.rdone:
+			return
+		case <-t.C:
+		}
+	}
+	c.ws.NetConn().Close()
+}
+
+// readAll appends what r holds to b.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// wsTask is one message run on a worker.
+type wsTask struct {
+	c   *wsConn
+	in  []byte // a copy of the message
+	out []byte // a buffer for its response
+}
+
+var wsTasks = sync.Pool{New: func() any { return new(wsTask) }}
+
+func putWSTask(t *wsTask) {
+	if cap(t.in) > maxKeptTask {
+		t.in = nil
+	}
+	wsTasks.Put(t)
+}
+
+// Run processes the message and queues its response (pool.Task).
+func (t *wsTask) Run() {
+	c, in := t.c, len(t.in)
+	out := c.s.e.ProcessContext(c.s.ctx, t.out, t.in)
+	t.c, t.out = nil, nil
+	putWSTask(t)
+	c.finish(out, in)
+}
+
+// Response buffers, owned by the queue until written.
+var wsBufs sync.Pool
+
+func getWSBuf() []byte {
+	if p, ok := wsBufs.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, 512)
+}
+
+func putWSBuf(b []byte) {
+	if cap(b) == 0 || cap(b) > maxKeptTask {
+		return
+	}
+	b = b[:0]
+	wsBufs.Put(&b)
+}
