@@ -2,6 +2,7 @@ package netserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -133,18 +134,33 @@ func TestShutdownBusyClient(t *testing.T) {
 		}
 	}()
 	defer func() { close(stopWriting); <-writerDone }()
-	if err := ts.Shutdown(context.Background()); err != nil { // read only once the server closed
+	// Read while Shutdown runs, as a live client does: a server cannot hand
+	// responses to a peer that never reads (that is WriteTimeout's case).
+	c.nc.SetReadDeadline(time.Now().Add(testTimeout))
+	got := make(chan error, 1)
+	go func() {
+		for {
+			msg, err := c.fr.Next()
+			if err != nil {
+				got <- err
+				return
+			}
+			var r struct{ ID json.RawMessage }
+			if err := json.Unmarshal(msg, &r); err != nil {
+				got <- err
+				return
+			}
+			if string(r.ID) == `"s"` {
+				got <- nil
+				return
+			}
+		}
+	}()
+	if err := ts.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c.nc.SetReadDeadline(time.Now().Add(testTimeout))
-	for {
-		msg, err := c.fr.Next()
-		if err != nil {
-			t.Fatalf("connection ended with %v before the sleep's response", err)
-		}
-		if r := decodeResponse(t, msg); string(r.ID) == `"s"` {
-			break
-		}
+	if err := <-got; err != nil {
+		t.Fatalf("connection ended with %v before the sleep's response", err)
 	}
 	c.expectClosed()
 }
