@@ -17,6 +17,7 @@ import (
 
 	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 )
 
 // Client calls a JSON-RPC 2.0 server. Create it with Dial, NewStdio,
@@ -238,35 +239,9 @@ func (c *Client) sendCancel(id []byte) {
 }
 
 // marshalParams marshals params with sonic; nil (and anything that
-// marshals to null) leaves params out.
-func marshalParams(params any) ([]byte, error) {
-	if params == nil {
-		return nil, nil
-	}
-	raw, err := sonic.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	if string(raw) == "null" {
-		return nil, nil
-	}
-	return raw, checkParams(raw)
-}
+// marshals to null) leaves params out; a scalar is ErrParams.
+func marshalParams(params any) ([]byte, error) { return rpcmsg.MarshalParams(params, ErrParams) }
 
 // checkParams checks that params is empty or starts like an array or an
 // object.
-func checkParams(params []byte) error {
-	for _, b := range params {
-		switch b {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '[', '{':
-			return nil
-		}
-		return ErrParams
-	}
-	if len(params) > 0 { // only whitespace
-		return ErrParams
-	}
-	return nil
-}
+func checkParams(params []byte) error { return rpcmsg.CheckParams(params, ErrParams) }

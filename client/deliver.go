@@ -15,6 +15,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 )
 
 // inState is what delivering needs per reading goroutine.
@@ -103,7 +104,7 @@ func (c *Client) deliverBatch(st *inState, msg []byte) {
 // complete hands a response to its pending call, or drops it.
 func (c *Client) complete(m *decode.Message) {
 	var p *call
-	if id, ok := parseID(m.ID); ok {
+	if id, ok := rpcmsg.ParseID(m.ID); ok {
 		p = c.take(id)
 	}
 	if p == nil {
@@ -113,7 +114,7 @@ func (c *Client) complete(m *decode.Message) {
 	if m.Kind == decode.Result {
 		p.res = append(p.dst, m.Result...)
 	} else {
-		p.err = parseError(m.Error)
+		p.err = rpcmsg.ParseError(m.Error)
 	}
 	p.ch <- struct{}{}
 }
@@ -124,7 +125,7 @@ func (c *Client) completeBad(m *decode.Message) bool {
 	if m.Method != nil || m.Seen&(decode.HasResult|decode.HasError) == 0 {
 		return false
 	}
-	id, ok := parseID(m.ID)
+	id, ok := rpcmsg.ParseID(m.ID)
 	if !ok {
 		return false
 	}

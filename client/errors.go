@@ -1,12 +1,10 @@
 package client
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
@@ -55,31 +53,4 @@ type HTTPError struct {
 
 func (e *HTTPError) Error() string {
 	return "client: HTTP status " + strconv.Itoa(e.StatusCode)
-}
-
-// parseError turns the raw error member of an error response (a validated
-// object) into an *encode.Error. A code that is not an integer reads as 0.
-func parseError(raw []byte) *encode.Error {
-	e := &encode.Error{}
-	var it decode.Iter
-	if !it.Reset(raw) || !it.IsObject() {
-		e.Message, e.Data = "malformed error object", bytes.Clone(raw)
-		return e
-	}
-	for it.Next() {
-		v := it.Value()
-		switch {
-		case decode.KeyEquals(it.Key(), "code"):
-			if n, err := decode.ParseInt(v); err == nil && n == int64(int32(n)) {
-				e.Code = encode.Code(n)
-			}
-		case decode.KeyEquals(it.Key(), "message"):
-			if s, err := decode.AppendUnquote(nil, v); err == nil {
-				e.Message = string(s)
-			}
-		case decode.KeyEquals(it.Key(), "data"):
-			e.Data = bytes.Clone(v)
-		}
-	}
-	return e
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 	"github.com/valyala/fasthttp"
 )
 
@@ -166,7 +167,7 @@ func (t *httpTransport) reply(resp *fasthttp.Response, ids []uint64) error {
 	if len(ids) > 0 && t.pending(ids) {
 		err := ErrNoResponse
 		if m, perr := st.p.Parse(body); perr == nil && m.Kind == decode.ErrorResponse && string(m.ID) == "null" {
-			err = error(parseError(m.Error))
+			err = error(rpcmsg.ParseError(m.Error))
 		}
 		t.finish(ids, err)
 	}

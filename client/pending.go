@@ -1,7 +1,6 @@
 package client
 
 import (
-	"math"
 	"strconv"
 	"sync"
 )
@@ -124,22 +123,4 @@ func (c *Client) closedErr() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
-}
-
-// parseID reads a response id written the way this client writes ids: a
-// decimal integer from 1 to MaxUint64 without sign, exponent or leading
-// zero. Any other id matches no call.
-func parseID(raw []byte) (uint64, bool) {
-	if len(raw) == 0 || len(raw) > 20 || raw[0] == '0' {
-		return 0, false
-	}
-	var n uint64
-	for _, b := range raw {
-		d := uint64(b - '0')
-		if d > 9 || n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
 }

@@ -46,8 +46,10 @@ func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message) []byte {
 		return e.serve(cc, dst, m)
 	case decode.Invalid:
 		return e.appendInvalid(dst, m)
-	default: // a Response nobody here is waiting for
-		e.dropped.Add(1)
+	default: // a Response: to a call of the connection's Peer, or dropped
+		if !deliverToPeer(cc.Context, m) {
+			e.dropped.Add(1)
+		}
 		return dst
 	}
 }

@@ -21,6 +21,8 @@ type state struct {
 	scratch []byte
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
+
+	emit func([]byte) // ProcessStream: where each member's response goes
 }
 
 // member is one batch member's work: it runs on a worker or inline.
@@ -41,6 +43,13 @@ type member struct {
 func (mb *member) Run() {
 	e := mb.e
 	mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m)
+	if emit := mb.s.emit; emit != nil {
+		if len(mb.out) > 0 {
+			emit(mb.out)
+		}
+		mb.s.wg.Done()
+		return
+	}
 	if n := int64(len(mb.out)); n > 0 && mb.m.Kind == decode.Call &&
 		mb.s.asyncBytes.Add(n) > int64(e.maxBatchResp) {
 		mb.s.asyncBytes.Add(-n)
@@ -62,7 +71,7 @@ func (e *Engine) newState() *state {
 func (e *Engine) getState() *state { return e.states.Get().(*state) }
 
 func (e *Engine) putState(s *state) {
-	s.cc.Context = nil
+	s.cc.Context, s.emit = nil, nil
 	for i := range s.members {
 		mb := &s.members[i]
 		mb.m, mb.cc.Context = nil, nil

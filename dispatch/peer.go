@@ -1,0 +1,278 @@
+package dispatch
+
+// NOTE: a Peer is the client end of one connection, as its handlers see it.
+// The transport creates it with NewPeer (a send function that frames and
+// queues one message), puts it in the context it passes to the engine
+// (WithPeer), and closes it when reading ends. Calls to the peer are kept in
+// a pending table keyed by id, like the client's: the response to one comes
+// back in through the engine, which hands Result and Error responses to the
+// Peer of its context (deliver) instead of dropping them. Whoever removes an
+// entry from the table completes it: deliver, the caller whose context ended,
+// or Close.
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bytedance/sonic"
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/rpcmsg"
+	"github.com/jetrpc/jetrpc/pool"
+)
+
+// Errors of a Peer.
+var (
+	// ErrNoPeer: the transport cannot send to the client on its own (plain
+	// HTTP POST, Process without a server).
+	ErrNoPeer = errors.New("dispatch: no peer: this transport cannot send to the client")
+	// ErrOneWay: the peer takes notifications only (an SSE stream).
+	ErrOneWay = errors.New("dispatch: the peer takes notifications only (SSE): it cannot answer calls")
+	// ErrPeerClosed: the connection to the peer ended; calls pending then
+	// fail with it.
+	ErrPeerClosed = errors.New("dispatch: connection to the peer closed")
+	// ErrOnReader: Call from a handler running on the connection's reading
+	// goroutine (an Inline method) would wait for a response that goroutine
+	// must read. Register the method without Inline.
+	ErrOnReader = errors.New("dispatch: Peer.Call from a handler on the connection's reading goroutine (an Inline method) would deadlock")
+	// ErrPeerParams: params that are neither absent nor an array or object.
+	ErrPeerParams = errors.New("dispatch: peer params must be a JSON array or object")
+)
+
+// SendFunc writes one complete JSON-RPC message to a connection: the
+// transport frames and queues it, waiting while its output is over its
+// bound. msg is valid only during the call. It fails once the connection
+// can no longer be written.
+type SendFunc func(ctx context.Context, msg []byte) error
+
+// Peer is the other end of a connection, which a handler can notify or call
+// while the connection is open. Get it with [PeerOf]. Its methods are safe
+// for concurrent use and may be called after the handler returned (a
+// subscription that keeps notifying), until the connection closes. Methods
+// on a nil *Peer return ErrNoPeer.
+type Peer struct {
+	send   SendFunc
+	oneWay bool
+	nextID atomic.Uint64
+
+	mu    sync.Mutex
+	calls map[uint64]*peerCall
+	err   error // set once: closed
+}
+
+// NewPeer returns the peer of a connection whose messages send writes.
+// oneWay peers take notifications only (Call fails with ErrOneWay). A
+// transport calls NewPeer once per connection and Close when it ends.
+func NewPeer(send SendFunc, oneWay bool) *Peer {
+	return &Peer{send: send, oneWay: oneWay}
+}
+
+type peerKey struct{}
+type readerKey struct{}
+
+// WithPeer returns ctx carrying p; handlers run under it find p with PeerOf,
+// and responses processed under it complete p's calls.
+func WithPeer(ctx context.Context, p *Peer) context.Context {
+	return context.WithValue(ctx, peerKey{}, p)
+}
+
+// ReaderContext marks ctx as the context of a connection's reading
+// goroutine: Peer.Call from a handler run under it fails with ErrOnReader
+// instead of deadlocking.
+func ReaderContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readerKey{}, true)
+}
+
+// PeerOf returns the peer of the connection the handler's call came on, or
+// nil when the transport has none (plain HTTP POST, Process).
+func PeerOf(ctx context.Context) *Peer {
+	p, _ := ctx.Value(peerKey{}).(*Peer)
+	return p
+}
+
+// CanCall reports whether Call can reach the peer (a connection that is
+// open both ways).
+func (p *Peer) CanCall() bool { return p != nil && !p.oneWay }
+
+// NotifyRaw sends a notification with params as raw JSON (an array, an
+// object, or empty to leave params out).
+func (p *Peer) NotifyRaw(ctx context.Context, method string, params []byte) error {
+	if p == nil {
+		return ErrNoPeer
+	}
+	if err := rpcmsg.CheckParams(params, ErrPeerParams); err != nil {
+		return err
+	}
+	b := pool.GetBuffer()
+	b.B = encode.AppendNotification(b.B, method, params)
+	err := p.send(ctx, b.B)
+	pool.PutBuffer(b)
+	return err
+}
+
+// Notify sends a notification with params marshalled by sonic (nil leaves
+// params out).
+func (p *Peer) Notify(ctx context.Context, method string, params any) error {
+	raw, err := rpcmsg.MarshalParams(params, ErrPeerParams)
+	if err != nil {
+		return err
+	}
+	return p.NotifyRaw(ctx, method, raw)
+}
+
+// Call calls method on the peer with params marshalled by sonic and
+// unmarshals the result into result (unless nil). An error response is
+// returned as an *Error.
+func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := rpcmsg.MarshalParams(params, ErrPeerParams)
+	if err != nil {
+		return err
+	}
+	res, err := p.CallRaw(ctx, nil, method, raw)
+	if err == nil && result != nil {
+		err = sonic.Unmarshal(res, result)
+	}
+	return err
+}
+
+// CallRaw calls method with raw params and appends the raw result to dst.
+// It waits for the response until ctx ends (then the call is forgotten and
+// ctx.Err() returned) or the connection closes (ErrPeerClosed). An error
+// response is returned as an *Error.
+func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []byte) ([]byte, error) {
+	switch {
+	case p == nil:
+		return dst, ErrNoPeer
+	case p.oneWay:
+		return dst, ErrOneWay
+	case ctx.Value(readerKey{}) != nil:
+		return dst, ErrOnReader
+	}
+	if err := rpcmsg.CheckParams(params, ErrPeerParams); err != nil {
+		return dst, err
+	}
+	c := peerCalls.Get().(*peerCall)
+	c.dst = dst
+	id := p.nextID.Add(1)
+	err := p.register(id, c)
+	if err == nil {
+		err = p.sendCall(ctx, id, method, params)
+		if err != nil {
+			p.settle(id, c)
+		}
+	}
+	if err == nil {
+		err = p.wait(ctx, id, c)
+	}
+	res := c.res
+	c.dst, c.res, c.err = nil, nil, nil
+	peerCalls.Put(c)
+	if err != nil {
+		return dst, err
+	}
+	return res, nil
+}
+
+// peerCall is one pending call to the peer.
+type peerCall struct {
+	ch  chan struct{} // one signal per registration: res or err is set
+	dst []byte
+	res []byte
+	err error
+}
+
+var peerCalls = sync.Pool{New: func() any { return &peerCall{ch: make(chan struct{}, 1)} }}
+
+func (p *Peer) register(id uint64, c *peerCall) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return p.err
+	}
+	if p.calls == nil {
+		p.calls = make(map[uint64]*peerCall)
+	}
+	p.calls[id] = c
+	return nil
+}
+
+func (p *Peer) sendCall(ctx context.Context, id uint64, method string, params []byte) error {
+	var idb [20]byte
+	b := pool.GetBuffer()
+	b.B = encode.AppendRequest(b.B, strconv.AppendUint(idb[:0], id, 10), method, params)
+	err := p.send(ctx, b.B)
+	pool.PutBuffer(b)
+	return err
+}
+
+// take removes and returns the entry of id, or nil.
+func (p *Peer) take(id uint64) *peerCall {
+	p.mu.Lock()
+	c := p.calls[id]
+	delete(p.calls, id)
+	p.mu.Unlock()
+	return c
+}
+
+// settle removes c unless someone else did; then it waits for their signal.
+func (p *Peer) settle(id uint64, c *peerCall) {
+	if p.take(id) != c {
+		<-c.ch
+	}
+}
+
+func (p *Peer) wait(ctx context.Context, id uint64, c *peerCall) error {
+	select {
+	case <-c.ch:
+		return c.err
+	case <-ctx.Done():
+		p.settle(id, c)
+		return ctx.Err()
+	}
+}
+
+// deliver completes the call a Result or Error response answers and
+// reports whether there was one. m is valid only during the call.
+func (p *Peer) deliver(m *decode.Message) bool {
+	id, ok := rpcmsg.ParseID(m.ID)
+	if !ok {
+		return false
+	}
+	c := p.take(id)
+	if c == nil {
+		return false
+	}
+	if m.Kind == decode.Result {
+		c.res = append(c.dst, m.Result...)
+	} else {
+		c.err = rpcmsg.ParseError(m.Error)
+	}
+	c.ch <- struct{}{}
+	return true
+}
+
+// Close ends the peer: calls pending fail with ErrPeerClosed, and so do
+// later calls. Sending notifications is up to the transport's send.
+func (p *Peer) Close() {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = ErrPeerClosed
+	}
+	calls := p.calls
+	p.calls = nil
+	p.mu.Unlock()
+	for _, c := range calls {
+		c.err = ErrPeerClosed
+		c.ch <- struct{}{}
+	}
+}
+
+// deliverToPeer hands a response to the peer of ctx; false when none
+// waited for it.
+func deliverToPeer(ctx context.Context, m *decode.Message) bool {
+	p := PeerOf(ctx)
+	return p != nil && p.deliver(m)
+}
