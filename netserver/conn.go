@@ -66,8 +66,10 @@ var (
 type conn struct {
 	srv    *Server
 	e      *dispatch.Engine
-	ctx    context.Context
+	ctx    context.Context // the handlers' context: carries the peer
+	rctx   context.Context // ctx marked as the reader's (inline handlers)
 	cancel context.CancelFunc
+	peer   *dispatch.Peer
 
 	nc net.Conn  // nil for stdio
 	r  io.Reader // the stream (for stdio: what Shutdown interrupts)
@@ -85,6 +87,7 @@ type conn struct {
 	spare    *pool.Buffer // nil while being written
 	flushing bool
 	waiting  bool  // the reader waits on cond
+	senders  int   // handlers waiting on cond to send to the peer
 	werr     error // sticky: the connection can no longer be written
 	ended    bool  // finish is done with the transport; stop and abort do nothing
 	lastDone time.Time
@@ -108,7 +111,9 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 
 // init takes the connection's pooled resources.
 func (c *conn) init() {
-	c.ctx, c.cancel = context.WithCancel(c.e.Context())
+	ctx, cancel := context.WithCancel(c.e.Context())
+	c.cancel = cancel
+	c.initPeer(ctx)
 	var src io.Reader = c.r
 	if c.nc != nil {
 		src = &c.rd
@@ -202,7 +207,7 @@ func (c *conn) pause(willRead bool) error {
 func (c *conn) handle(msg []byte) {
 	b, mark := frame.BeginFrame(c.local.B, c.kind)
 	start := len(b)
-	b, route := c.e.TryProcess(c.ctx, b, msg)
+	b, route := c.e.TryProcess(c.rctx, b, msg)
 	switch {
 	case route != dispatch.RouteInline:
 		b = c.startTask(b[:mark], msg, route)
@@ -258,6 +263,7 @@ func (c *conn) timedOut() error {
 // writes, flushes what is left, closes the transport and releases c.
 func (c *conn) finish(cause error) {
 	c.logEnd(cause)
+	c.peer.Close() // no response to a call to the client can come any more
 	if !orderly(cause) {
 		c.cancel() // the transport failed: the handlers' work is lost anyway
 	}
@@ -270,6 +276,7 @@ func (c *conn) finish(cause error) {
 	}
 	c.flushLocked()
 	c.ended = true
+	c.cond.Broadcast() // senders to the peer give up
 	c.mu.Unlock()
 	c.cancel()
 	c.closeTransport(cause)

@@ -137,9 +137,13 @@ func (c *conn) failLocked(err error) {
 	}
 }
 
-// wake tells a waiting reader that the state changed. c.mu must be held.
+// wake tells a waiting reader (and senders to the peer) that the state
+// changed. c.mu must be held.
 func (c *conn) wake() {
-	if c.waiting {
+	switch {
+	case c.senders > 0:
+		c.cond.Broadcast()
+	case c.waiting:
 		c.cond.Signal()
 	}
 }

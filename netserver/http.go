@@ -24,6 +24,11 @@ import (
 //   - 204 with an empty body when no response is due (notifications);
 //   - 413 when the body is over Options.MaxMessage;
 //   - 405 with "Allow: POST" for any other method;
+//   - a POST whose Accept header includes text/event-stream gets 200 with
+//     a stream of Server-Sent Events: each response (each batch member's on
+//     its own, as soon as it is ready) and each notification the handlers
+//     send to their Peer during the call is one "data:" event; the stream
+//     ends when every call is answered (204 when none is due);
 //   - GET /ws with the WebSocket upgrade headers upgrades the connection
 //     (see ws.go for the endpoint, its bounds and its policy when full).
 //
@@ -124,6 +129,10 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	body := ctx.PostBody()
 	if len(body) > s.max {
 		tooLarge(ctx)
+		return
+	}
+	if hasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
+		s.serveSSE(ctx, body)
 		return
 	}
 	// Append the response straight into the response's own pooled body

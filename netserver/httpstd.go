@@ -14,21 +14,35 @@ import (
 // the response as application/json, or 204 and an empty body when no
 // response is due; a body over Options.MaxMessage gets 413; other methods
 // get 405 with "Allow: POST" (GET /ws too: unlike HTTPServer, HTTPHandler
-// does not serve WebSocket). Of Options it uses MaxMessage only: timeouts
-// and connection limits belong to the http.Server.
+// does not serve WebSocket). A POST whose Accept header includes
+// text/event-stream gets a stream of Server-Sent Events as from HTTPServer.
+// Of Options it uses MaxMessage and MaxPending (the unwritten events of one
+// stream) only: timeouts and connection limits belong to the http.Server.
 //
 // Handler contexts derive from the request's context, so a call is cancelled
 // when its client goes away (and, through http.Server.BaseContext, when the
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
-	return &stdHandler{e: e, max: int64(opts.maxMessage())}
+	return &stdHandler{e: e, max: int64(opts.maxMessage()), maxPending: opts.maxPending()}
 }
 
 // stdHandler is the net/http adapter.
 type stdHandler struct {
-	e       *dispatch.Engine
-	max     int64
-	in, out pool.Buffers
+	e          *dispatch.Engine
+	max        int64
+	maxPending int
+	in, out    pool.Buffers
+}
+
+// wantsEventStream reports whether an Accept header includes
+// text/event-stream.
+func wantsEventStream(h http.Header) bool {
+	for _, a := range h.Values("Accept") {
+		if hasEventStream(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +53,10 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := h.in.Get()
 	defer h.in.Put(in)
 	if !h.readBody(w, r, in) {
+		return
+	}
+	if wantsEventStream(r.Header) {
+		h.serveSSE(w, r, in.B)
 		return
 	}
 	out := h.out.Get()

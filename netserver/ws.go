@@ -112,6 +112,8 @@ func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
 			done:  make(chan struct{}),
 		}
 		c.cond.L = &c.mu
+		c.initPeer(s.ctx)
+		defer c.endPeer()
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -172,6 +174,11 @@ type wsConn struct {
 	ws  *websocket.Conn
 	in  []byte // the message being read
 
+	ctx    context.Context // the handlers' context: carries the peer
+	rctx   context.Context // ctx marked as the reader's
+	cancel context.CancelFunc
+	peer   *dispatch.Peer
+
 	mu       sync.Mutex
 	cond     sync.Cond // the reader waits here for room
 	queue    [][]byte  // responses for the writer, from qhead on
@@ -216,6 +223,7 @@ func (c *wsConn) serve() {
 		}
 	}
 	close(c.rdone)
+	c.peer.Close()
 	c.mu.Lock()
 	c.dead = true
 	c.cond.Broadcast()
@@ -260,13 +268,13 @@ func (c *wsConn) handle(msg []byte) {
 		c.push(e.Reject(out, msg, encode.CodeShuttingDown))
 		return
 	}
-	out, route := e.TryProcess(c.s.ctx, out, msg)
+	out, route := e.TryProcess(c.rctx, out, msg)
 	switch route {
 	case dispatch.RouteInline:
 		c.push(out)
 		return
 	case dispatch.RouteOrdered: // in arrival order, on this goroutine
-		c.push(e.ProcessContext(c.s.ctx, out, msg))
+		c.push(e.ProcessContext(c.rctx, out, msg))
 		return
 	}
 	t := wsTasks.Get().(*wsTask)
@@ -474,7 +482,7 @@ func putWSTask(t *wsTask) {
 // Run processes the message and queues its response (pool.Task).
 func (t *wsTask) Run() {
 	c, in := t.c, len(t.in)
-	out := c.s.e.ProcessContext(c.s.ctx, t.out, t.in)
+	out := c.s.e.ProcessContext(c.ctx, t.out, t.in)
 	t.c, t.out = nil, nil
 	putWSTask(t)
 	c.finish(out, in)

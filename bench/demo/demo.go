@@ -13,7 +13,10 @@ import (
 )
 
 // Register registers the demo methods on e: subtract, sum, update,
-// notify_hello, notify_sum, get_data, echo, sleep, fail and panic.
+// notify_hello, notify_sum, get_data, echo, sleep, fail and panic, and two
+// that talk back to the caller through its connection's dispatch.Peer:
+// subscribe ([n]: n notifications "subscription", then n) and callback
+// ([method, params]: calls method on the caller, returns its result).
 func Register(e *dispatch.Engine) error {
 	methods := []dispatch.Method{
 		{Name: "subtract", Handler: dispatch.HandlerFunc(subtract), Inline: true},
@@ -26,6 +29,8 @@ func Register(e *dispatch.Engine) error {
 		{Name: "sleep", Handler: dispatch.HandlerFunc(sleep)},
 		{Name: "fail", Handler: dispatch.HandlerFunc(fail), Inline: true},
 		{Name: "panic", Handler: dispatch.HandlerFunc(panicking), Inline: true},
+		{Name: "subscribe", Handler: dispatch.HandlerFunc(subscribe)},
+		{Name: "callback", Handler: dispatch.HandlerFunc(callback)},
 	}
 	for _, m := range methods {
 		if err := e.RegisterMethod(m); err != nil {

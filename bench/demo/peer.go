@@ -1,0 +1,100 @@
+package demo
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// CodeNoPeer is the error code of subscribe and callback on a transport
+// that cannot send to the client (plain HTTP POST).
+const CodeNoPeer dispatch.Code = -32004
+
+// MaxSubscribe is the most notifications one subscribe call sends.
+const MaxSubscribe = 100_000
+
+var (
+	errSubscribe = dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
+		[]byte(`"want [n] or {\"count\":n}, an integer from 0 to 100000"`))
+	errCallback = dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
+		[]byte(`"want [method, params] or {\"method\":m,\"params\":p}; params an array or object, optional"`))
+	errNoPeer = dispatch.NewError(CodeNoPeer, "Transport cannot send to the client",
+		[]byte(`"use TCP, stdio, WebSocket, or a POST with Accept: text/event-stream"`))
+	errNoCalls = dispatch.NewError(CodeNoPeer, "Transport cannot send to the client",
+		[]byte(`"callback needs a connection both ways: TCP, stdio or WebSocket"`))
+)
+
+// subscribe: [n] or {"count":n} -> sends n notifications "subscription"
+// with params {"subscription":<this call's id>,"result":i} for i = 1..n to
+// the caller, then returns n.
+func subscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var it decode.Iter
+	if !it.Reset(params) || !it.Next() || it.IsObject() && !decode.KeyEquals(it.Key(), "count") {
+		return dst, errSubscribe
+	}
+	raw := it.Value()
+	n, err := decode.ParseInt(raw)
+	if err != nil || n < 0 || n > MaxSubscribe || it.Next() {
+		return dst, errSubscribe
+	}
+	peer := dispatch.PeerOf(ctx)
+	if peer == nil {
+		return dst, errNoPeer
+	}
+	id := dispatch.RequestID(ctx)
+	if id == nil {
+		id = []byte("null")
+	}
+	var b []byte
+	for i := int64(1); i <= n; i++ {
+		b = append(append(b[:0], `{"subscription":`...), id...)
+		b = strconv.AppendInt(append(b, `,"result":`...), i, 10)
+		if err := peer.NotifyRaw(ctx, "subscription", append(b, '}')); err != nil {
+			return dst, err
+		}
+	}
+	return strconv.AppendInt(dst, n, 10), nil
+}
+
+// callback: [method, params] or {"method":m,"params":p} -> calls method on
+// the caller with params and returns its result (or its error).
+func callback(ctx context.Context, params, dst []byte) ([]byte, error) {
+	method, args, ok := callbackParams(params)
+	if !ok {
+		return dst, errCallback
+	}
+	peer := dispatch.PeerOf(ctx)
+	if !peer.CanCall() {
+		return dst, errNoCalls
+	}
+	return peer.CallRaw(ctx, dst, method, args)
+}
+
+func callbackParams(params []byte) (method string, args []byte, ok bool) {
+	var it decode.Iter
+	if !it.Reset(params) {
+		return "", nil, false
+	}
+	var m []byte
+	for n := 0; it.Next(); n++ {
+		switch {
+		case !it.IsObject() && n == 0, it.IsObject() && decode.KeyEquals(it.Key(), "method") && m == nil:
+			m = it.Value()
+		case !it.IsObject() && n == 1, it.IsObject() && decode.KeyEquals(it.Key(), "params") && args == nil:
+			args = it.Value()
+		default:
+			return "", nil, false
+		}
+	}
+	if len(m) == 0 || m[0] != '"' || len(args) > 0 && args[0] != '[' && args[0] != '{' {
+		return "", nil, false
+	}
+	name, err := decode.AppendUnquote(nil, m)
+	if err != nil || len(name) == 0 {
+		return "", nil, false
+	}
+	return string(name), args, true
+}
