@@ -13,10 +13,12 @@
 // as Errors. Latency (first byte written to answer read) goes into a
 // log-linear Histogram without allocating.
 //
-// Transports: raw TCP with any framing of netserver/frame, and HTTP/1.1 with
-// fasthttp (a HostClient, or a PipelineClient when P > 1).
+// Transports: raw TCP with any framing of netserver/frame, HTTP/1.1 with
+// fasthttp (a HostClient, or a PipelineClient when P > 1), and WebSocket
+// (one message per text frame; fasthttp/websocket's Dialer for the
+// handshake, then the same pipelined loop as TCP: see ws.go).
 //
-// Notifications (requests without an id) occupy no slot: over TCP they count
-// as done once written (nothing comes back to wait for); over HTTP each one
-// waits for its 204.
+// Notifications (requests without an id) occupy no slot: over TCP and
+// WebSocket they count as done once written (nothing comes back to wait
+// for); over HTTP each one waits for its 204.
 package load

@@ -14,12 +14,13 @@ import (
 const (
 	TCP  = "tcp"
 	HTTP = "http"
+	WS   = "ws"
 )
 
 // Config is one run. Duration or Count (or both) must bound it.
 type Config struct {
-	Addr      string     // host:port
-	Transport string     // TCP (default) or HTTP
+	Addr      string     // host:port (WS: of the HTTP listener, path /ws; or a ws:// URL)
+	Transport string     // TCP (default), HTTP or WS
 	Framing   frame.Kind // TCP only; Auto means NDJSON
 	Conns     int        // connections (default 1)
 	Pipeline  int        // calls in flight per connection (default 1)
@@ -126,6 +127,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		workers, err = r.dialTCP(ctx)
 	case HTTP:
 		workers, err = r.httpWorkers()
+	case WS:
+		workers, err = r.dialWS(ctx)
 	default:
 		return nil, errors.New("load: unknown transport " + cfg.Transport)
 	}

@@ -92,8 +92,8 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.SetOutput(stderr)
 	cfg := &benchConfig{}
 	var framing string
-	fs.StringVar(&cfg.target, "target", "", "measure the server at `ADDR` instead of in-process jetrpc and baseline servers")
-	fs.StringVar(&cfg.transport, "transport", "tcp", "tcp or http")
+	fs.StringVar(&cfg.target, "target", "", "measure the server at `ADDR` instead of in-process jetrpc and baseline servers\n(host:port; for ws the HTTP listener, path /ws, or a ws:// URL)")
+	fs.StringVar(&cfg.transport, "transport", "tcp", "tcp, http or ws (WebSocket, GET /ws on the HTTP listener)")
 	fs.StringVar(&framing, "framing", "ndjson", "TCP framing: ndjson, header or len32")
 	fs.IntVar(&cfg.conns, "conns", 32, "connections")
 	fs.IntVar(&cfg.pipeline, "pipeline", 16, "calls in flight per connection")
@@ -124,8 +124,8 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 		return fail("--framing %s: must be ndjson, header or len32", framing)
 	}
 	switch {
-	case cfg.transport != load.TCP && cfg.transport != load.HTTP:
-		return fail("--transport %s: must be tcp or http", cfg.transport)
+	case cfg.transport != load.TCP && cfg.transport != load.HTTP && cfg.transport != load.WS:
+		return fail("--transport %s: must be tcp, http or ws", cfg.transport)
 	case cfg.conns < 1 || cfg.conns > 10000:
 		return fail("--conns %d: must be 1..10000", cfg.conns)
 	case cfg.pipeline < 1 || cfg.pipeline > 10000:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/valyala/fasthttp"
@@ -22,8 +23,9 @@ import (
 // bench.LineServer (read every buffered line, answer each into one buffer,
 // write when the input runs dry), over the other framings the same loop
 // with netserver/frame, over HTTP a fasthttp server with jetrpc's default
-// timeouts. So the comparison is of the JSON-RPC work, not of the network
-// code.
+// timeouts, over WebSocket bench.WSServer (the same websocket package as
+// jetrpc's /ws, one message read, answered and written at a time). So the
+// comparison is of the JSON-RPC work, not of the network code.
 func startBenchServers(cfg *benchConfig) (servers []benchServer, stop func(), err error) {
 	if cfg.target != "" {
 		return []benchServer{{name: "target", addr: cfg.target}}, func() {}, nil
@@ -61,7 +63,7 @@ func startBenchServers(cfg *benchConfig) (servers []benchServer, stop func(), er
 			f(ctx)
 		}
 	}
-	if cfg.transport == "http" {
+	if cfg.transport == load.HTTP || cfg.transport == load.WS { // GET /ws is WebSocket
 		srv := netserver.NewHTTP(e, opts)
 		go srv.Serve(ln)
 		stops = append(stops, shutdown(srv.Shutdown))
@@ -75,8 +77,8 @@ func startBenchServers(cfg *benchConfig) (servers []benchServer, stop func(), er
 		return nil, nil, err
 	}
 	std := bench.NewStdlib()
-	switch {
-	case cfg.transport == "http":
+	switch cfg.transport {
+	case load.HTTP:
 		srv := &fasthttp.Server{
 			Handler:      stdlibHTTP(std),
 			ReadTimeout:  netserver.DefaultReadTimeout,
@@ -85,6 +87,10 @@ func startBenchServers(cfg *benchConfig) (servers []benchServer, stop func(), er
 		}
 		go srv.Serve(ln)
 		stops = append(stops, func() { srv.Shutdown() })
+	case load.WS:
+		srv := &bench.WSServer{Handle: bench.StdlibLine(std)}
+		go srv.Serve(ln)
+		stops = append(stops, func() { srv.Close() })
 	default:
 		srv := &bench.LineServer{Handle: bench.StdlibLine(std), Framing: cfg.framing}
 		go srv.Serve(ln)
