@@ -79,9 +79,10 @@ func (c *wsConn) sendPeer(ctx context.Context, msg []byte) error {
 		c.mu.Unlock()
 		return dispatch.ErrPeerClosed
 	}
-	b := append(getWSBuf(), msg...)
+	b := getWSBuf()
+	b.B = append(b.B, msg...)
 	c.queue = append(c.queue, b)
-	c.pending += len(b)
+	c.pending += len(b.B)
 	c.mu.Unlock()
 	c.signal()
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/pool"
 	"github.com/valyala/fasthttp"
 )
 
@@ -180,8 +181,8 @@ type wsConn struct {
 	peer   *dispatch.Peer
 
 	mu       sync.Mutex
-	cond     sync.Cond // the reader waits here for room
-	queue    [][]byte  // responses for the writer, from qhead on
+	cond     sync.Cond      // the reader waits here for room
+	queue    []*pool.Buffer // responses for the writer, from qhead on
 	qhead    int
 	pending  int  // bytes in queue and in the messages running on workers
 	inflight int  // messages running on workers
@@ -265,16 +266,19 @@ func (c *wsConn) handle(msg []byte) {
 	}()
 	out := getWSBuf()
 	if closing {
-		c.push(e.Reject(out, msg, encode.CodeShuttingDown))
+		out.B = e.Reject(out.B, msg, encode.CodeShuttingDown)
+		c.push(out)
 		return
 	}
-	out, route := e.TryProcess(c.rctx, out, msg)
+	var route dispatch.Route
+	out.B, route = e.TryProcess(c.rctx, out.B, msg)
 	switch route {
 	case dispatch.RouteInline:
 		c.push(out)
 		return
 	case dispatch.RouteOrdered: // in arrival order, on this goroutine
-		c.push(e.ProcessContext(c.rctx, out, msg))
+		out.B = e.ProcessContext(c.rctx, out.B, msg)
+		c.push(out)
 		return
 	}
 	t := wsTasks.Get().(*wsTask)
@@ -294,12 +298,13 @@ func (c *wsConn) handle(msg []byte) {
 	t.c, t.out = nil, nil
 	putWSTask(t)
 	c.cfg.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.ws.RemoteAddr())
-	c.push(e.Reject(out, msg, encode.CodeOverloaded))
+	out.B = e.Reject(out.B, msg, encode.CodeOverloaded)
+	c.push(out)
 }
 
 // push queues a response for the writer (an empty one is dropped).
-func (c *wsConn) push(b []byte) {
-	if len(b) == 0 {
+func (c *wsConn) push(b *pool.Buffer) {
+	if len(b.B) == 0 {
 		putWSBuf(b)
 		return
 	}
@@ -310,13 +315,13 @@ func (c *wsConn) push(b []byte) {
 		return
 	}
 	c.queue = append(c.queue, b)
-	c.pending += len(b)
+	c.pending += len(b.B)
 	c.mu.Unlock()
 	c.signal()
 }
 
 // finish takes a worker's response and gives back its message's bytes.
-func (c *wsConn) finish(resp []byte, in int) {
+func (c *wsConn) finish(resp *pool.Buffer, in int) {
 	c.mu.Lock()
 	c.inflight--
 	c.pending -= in
@@ -360,9 +365,9 @@ func (c *wsConn) writeLoop() {
 				c.queue, c.qhead = c.queue[:0], 0
 			}
 			c.mu.Unlock()
-			err := c.write(b)
+			err := c.write(b.B)
 			c.mu.Lock()
-			c.pending -= len(b)
+			c.pending -= len(b.B)
 			c.cond.Broadcast()
 			c.mu.Unlock()
 			putWSBuf(b)
@@ -466,8 +471,8 @@ func readAll(r io.Reader, b []byte) ([]byte, error) {
 // wsTask is one message run on a worker.
 type wsTask struct {
 	c   *wsConn
-	in  []byte // a copy of the message
-	out []byte // a buffer for its response
+	in  []byte       // a copy of the message
+	out *pool.Buffer // its response
 }
 
 var wsTasks = sync.Pool{New: func() any { return new(wsTask) }}
@@ -482,26 +487,22 @@ func putWSTask(t *wsTask) {
 // Run processes the message and queues its response (pool.Task).
 func (t *wsTask) Run() {
 	c, in := t.c, len(t.in)
-	out := c.s.e.ProcessContext(c.ctx, t.out, t.in)
+	out := t.out
+	out.B = c.s.e.ProcessContext(c.ctx, out.B, t.in)
 	t.c, t.out = nil, nil
 	putWSTask(t)
 	c.finish(out, in)
 }
 
 // Response buffers, owned by the queue until written.
-var wsBufs sync.Pool
+var wsBufs = sync.Pool{New: func() any { return &pool.Buffer{B: make([]byte, 0, 512)} }}
 
-func getWSBuf() []byte {
-	if p, ok := wsBufs.Get().(*[]byte); ok {
-		return (*p)[:0]
-	}
-	return make([]byte, 0, 512)
-}
+func getWSBuf() *pool.Buffer { return wsBufs.Get().(*pool.Buffer) }
 
-func putWSBuf(b []byte) {
-	if cap(b) == 0 || cap(b) > maxKeptTask {
+func putWSBuf(b *pool.Buffer) {
+	if cap(b.B) > maxKeptTask {
 		return
 	}
-	b = b[:0]
-	wsBufs.Put(&b)
+	b.B = b.B[:0]
+	wsBufs.Put(b)
 }
