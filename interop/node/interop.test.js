@@ -272,6 +272,25 @@ for (const framing of ['header', 'auto']) {
       assert.equal(await within(c.conn.sendRequest('subtract', 9, 4), 'subtract after cancel'), 5);
     });
 
+    test('server to client: notifications and requests (the LSP pattern)', async () => {
+      // subscribe sends N notifications to its caller while it runs, then
+      // answers; callback calls a method on the caller and returns its answer.
+      const seen = [];
+      const subscription = c.conn.onNotification('subscription', (p) => seen.push(p.result));
+      c.conn.onRequest('client.double', (n) => 2 * n);
+      c.conn.onRequest('client.fail', () => new ResponseError(-5, 'nope', { why: 1 }));
+      assert.equal(await within(c.conn.sendRequest('subscribe', 20), 'subscribe'), 20);
+      // The notifications were written before the response; vscode-jsonrpc
+      // dispatches in arrival order.
+      assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => i + 1));
+      subscription.dispose();
+      assert.equal(await within(c.conn.sendRequest('callback', 'client.double', [21]), 'callback'), 42);
+      const many = Array.from({ length: 20 }, (_, i) => c.conn.sendRequest('callback', 'client.double', [i]));
+      assert.deepEqual(await within(Promise.all(many), '20 concurrent callbacks'), Array.from({ length: 20 }, (_, i) => 2 * i));
+      await rejectsWith(c.conn.sendRequest('callback', 'client.fail'), 'callback fail', -5, 'nope', { why: 1 });
+      await rejectsWith(c.conn.sendRequest('callback', 'client.absent'), 'callback absent', METHOD_NOT_FOUND);
+    });
+
     test('the connection saw no protocol problems', () => {
       assert.equal(c.isClosed(), false, 'connection closed');
       assert.deepEqual(c.problems, []);
