@@ -4,6 +4,7 @@ package client_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jetrpc/jetrpc/client"
@@ -41,4 +42,44 @@ func TestCallRawAllocs(t *testing.T) {
 	}
 	c, _ := startStdio(t, frame.Header, nil)
 	f("stdio-header", c)
+}
+
+// TestCallRawAllocsHTTP: over HTTP too, also when answers of different
+// sizes alternate after many small ones (fasthttp's body pool calibrates
+// every 42,000 uses and then drops buffers larger than most: the client
+// keeps its own response buffers).
+func TestCallRawAllocsHTTP(t *testing.T) {
+	checkGoroutines(t)
+	s := startHTTP(t)
+	c, err := client.DialHTTP(s.url, testOptions(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeOnCleanup(t, c)
+	ctx := context.Background()
+	small := []byte(`[42,23]`)
+	big := []byte(`[` + strings.Repeat(`"0123456789abcdef",`, 64) + `0]`) // ~1.2 KB echoed
+	dst := make([]byte, 0, 2048)
+	for range 43_000 { // past one calibration of fasthttp's pools, all small
+		if dst, err = c.CallRaw(ctx, dst[:0], "subtract", small); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	call := func() {
+		if i++; i%2 == 0 {
+			dst, err = c.CallRaw(ctx, dst[:0], "subtract", small)
+		} else {
+			dst, err = c.CallRaw(ctx, dst[:0], "echo", big)
+		}
+	}
+	for range 100 {
+		call()
+	}
+	if n := testing.AllocsPerRun(1000, call); n != 0 {
+		t.Errorf("CallRaw over HTTP allocates %v times per call (client and server), want 0", n)
+	}
+	if err != nil {
+		t.Error(err)
+	}
 }

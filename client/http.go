@@ -75,6 +75,25 @@ type httpTransport struct {
 	closed atomic.Bool
 	bufs   sync.Pool // *outMsg
 	states sync.Pool // *inState
+	resps  sync.Pool // *fasthttp.Response, keeping their body buffers
+}
+
+// getResponse returns a pooled response that keeps its body buffer across
+// uses: fasthttp's own pool recalibrates and drops buffers larger than most,
+// which made calls with larger answers allocate theirs again and again.
+func (t *httpTransport) getResponse() *fasthttp.Response {
+	if r, ok := t.resps.Get().(*fasthttp.Response); ok {
+		return r
+	}
+	return &fasthttp.Response{KeepBodyBuffer: true}
+}
+
+func (t *httpTransport) putResponse(r *fasthttp.Response) {
+	if cap(r.Body()) > maxKeptOut {
+		return // a burst's buffer does not stay pinned
+	}
+	r.Reset()
+	t.resps.Put(r)
 }
 
 func (t *httpTransport) stream() bool { return false }
@@ -116,7 +135,7 @@ func (t *httpTransport) send(ctx context.Context, m *outMsg, ids []uint64) error
 // not answer complete with an error, which post also returns.
 func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error {
 	req := fasthttp.AcquireRequest()
-	resp := fasthttp.AcquireResponse()
+	resp := t.getResponse()
 	req.SetRequestURI(t.uri)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
@@ -137,7 +156,7 @@ func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error
 		err = context.DeadlineExceeded // ours, a moment before ctx's timer
 	}
 	fasthttp.ReleaseRequest(req)
-	fasthttp.ReleaseResponse(resp)
+	t.putResponse(resp)
 	t.putBuf(m)
 	if err != nil {
 		t.finish(ids, err)
