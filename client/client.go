@@ -4,10 +4,9 @@ package client
 // calls; pending.go the pending table (who completes an entry, and when it
 // can be reused); deliver.go what happens to each message received;
 // stream.go and stdio.go the stream transport (write combining, one reader
-// goroutine); http.go the HTTP transport; batch.go batches. A transport
-// only moves messages (the transport interface below): a WebSocket
-// transport is one more implementation, with begin/send writing one text
-// frame and a reader goroutine calling deliver, and needs no API change.
+// goroutine); ws.go the WebSocket transport (the same write combining, frames
+// built in place); http.go the HTTP transport; batch.go batches. A transport
+// only moves messages (the transport interface below).
 
 import (
 	"context"

@@ -1,6 +1,8 @@
 // Package client calls JSON-RPC 2.0 servers: calls, notifications and
 // batches over a raw stream (TCP or unix sockets with any framing, the stdio
-// of a child process, any io.ReadWriteCloser) or over HTTP.
+// of a child process, any io.ReadWriteCloser), over HTTP, or over a
+// WebSocket ([DialWebSocket]: one text message per message, with
+// server-initiated calls as on a stream).
 //
 // A [Client] is safe for concurrent use. Every call gets a fresh numeric id
 // from a counter and waits in a pending table keyed by that id; the
