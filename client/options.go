@@ -13,26 +13,26 @@ import (
 type Options struct {
 	// Framing is the framing of a stream (Dial, NewStdio, NewConn): NDJSON,
 	// Header or Len32. The zero value (frame.Auto, which only a reader can
-	// use) means NDJSON. HTTP ignores it.
+	// use) means NDJSON. HTTP and WebSocket ignore it.
 	Framing frame.Kind
 	// MaxMessage is the largest message in bytes either way (default
 	// frame.DefaultMaxMessage, 4 MiB). A larger request fails with
 	// ErrTooLarge before it is sent; a larger message from the server
-	// closes a stream connection, since the client cannot tell which call
-	// it answered.
+	// closes a stream or WebSocket connection, since the client cannot
+	// tell which call it answered.
 	MaxMessage int
 	// Handler handles the calls and notifications the server sends on a
-	// stream, one at a time in the order they came, on a goroutine of the
+	// stream or WebSocket, one at a time in the order they came, on a goroutine of the
 	// client. Its responses are written back. Nil: calls are answered with
 	// -32601 Method not found and notifications are ignored.
 	Handler Handler
 	// CancelNotify makes a call whose context ends before its answer send
 	// the LSP notification {"method":"$/cancelRequest","params":{"id":ID}}
-	// on a stream.
+	// on a stream or WebSocket.
 	CancelNotify bool
 	// WriteTimeout: on a stream whose writer takes deadlines (net.Conn, the
-	// pipes of NewStdio), a write that does not complete within this
-	// closes the connection (default 30s).
+	// pipes of NewStdio) and on a WebSocket, a write that does not
+	// complete within this closes the connection (default 30s).
 	WriteTimeout time.Duration
 	// IdleTimeout: how long HTTP keeps an idle keep-alive connection
 	// (default 10s; zero or negative means the default).
