@@ -151,3 +151,10 @@ func TestServerToClientNoHandler(t *testing.T) {
 		t.Errorf("Dropped %d: the notifications were taken for responses", d)
 	}
 }
+
+func TestServerToClientWS(t *testing.T) {
+	checkGoroutines(t)
+	_, url := startWS(t, nil)
+	e, rec := newClientEngine(t)
+	checkServerToClient(t, dialWS(t, url, &client.Options{Handler: e}), rec)
+}

@@ -170,10 +170,11 @@ func (s *HTTPServer) openWS() int {
 
 // wsConn is one WebSocket connection.
 type wsConn struct {
-	s   *HTTPServer
-	cfg *wsConfig
-	ws  *websocket.Conn
-	in  []byte // the message being read
+	s    *HTTPServer
+	cfg  *wsConfig
+	ws   *websocket.Conn
+	in   []byte // the message being read
+	wbuf []byte // frames being written (the writer's)
 
 	ctx    context.Context // the handlers' context: carries the peer
 	rctx   context.Context // ctx marked as the reader's
@@ -344,111 +345,6 @@ func (c *wsConn) goAway() {
 	c.closing = true
 	c.mu.Unlock()
 	c.signal()
-}
-
-// writeLoop writes queued responses and pings until the connection ends.
-func (c *wsConn) writeLoop() {
-	defer close(c.wdone)
-	tick := time.NewTicker(c.cfg.ping)
-	defer tick.Stop()
-	for {
-		c.mu.Lock()
-		if c.dead {
-			c.mu.Unlock()
-			return
-		}
-		if c.qhead < len(c.queue) {
-			b := c.queue[c.qhead]
-			c.queue[c.qhead] = nil
-			c.qhead++
-			if c.qhead == len(c.queue) {
-				c.queue, c.qhead = c.queue[:0], 0
-			}
-			c.mu.Unlock()
-			err := c.write(b.B)
-			c.mu.Lock()
-			c.pending -= len(b.B)
-			c.cond.Broadcast()
-			c.mu.Unlock()
-			putWSBuf(b)
-			if err != nil {
-				c.fail(err)
-				return
-			}
-			continue
-		}
-		if c.closing && c.inflight == 0 && !c.handling {
-			c.mu.Unlock()
-			c.sendClose()
-			return
-		}
-		c.mu.Unlock()
-		select {
-		case <-c.wake:
-		case <-c.rdone:
-		case <-tick.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, c.deadline()); err != nil {
-				c.fail(err)
-				return
-			}
-		}
-	}
-}
-
-// deadline is the write deadline from now (zero: none).
-func (c *wsConn) deadline() time.Time {
-	if c.cfg.writeTimeout <= 0 {
-		return time.Time{}
-	}
-	return time.Now().Add(c.cfg.writeTimeout)
-}
-
-// write sends b as one text message, in chunks each of which must make
-// progress within WriteTimeout.
-func (c *wsConn) write(b []byte) error {
-	w, err := c.ws.NextWriter(websocket.TextMessage)
-	if err != nil {
-		return err
-	}
-	for len(b) > 0 {
-		n := min(len(b), writeChunk)
-		if err := c.ws.SetWriteDeadline(c.deadline()); err != nil {
-			return err
-		}
-		if _, err := w.Write(b[:n]); err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	if err := c.ws.SetWriteDeadline(c.deadline()); err != nil {
-		return err
-	}
-	return w.Close()
-}
-
-// fail drops the connection after a write error (a stuck client).
-func (c *wsConn) fail(err error) {
-	c.cfg.log.Info("netserver: dropping websocket connection", "remote", c.ws.RemoteAddr(), "err", err)
-	c.mu.Lock()
-	c.dead = true
-	c.cond.Broadcast()
-	c.mu.Unlock()
-	c.ws.NetConn().Close() // unblocks the reader
-}
-
-// sendClose sends close 1001 and gives the peer wsCloseWait to answer.
-func (c *wsConn) sendClose() {
-	msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down")
-	if c.ws.WriteControl(websocket.CloseMessage, msg, c.deadline()) == nil {
-		t := time.NewTimer(wsCloseWait)
-		defer t.Stop()
-		select {
-		case <-c.rdone:
-			return
-		case <-t.C:
-		}
-	}
-	c.ws.NetConn().Close()
 }
 
 // readAll appends what r holds to b.
