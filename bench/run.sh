@@ -28,4 +28,7 @@ go test -run '^$' -bench '^BenchmarkTCP$' -benchtime=100000x -count="$COUNT" ./b
 "$BENCHSTAT" -col /server -row /mode "$OUT/tcp.txt" > "$OUT/tcp.stat"
 go test -run '^$' -bench '^BenchmarkHTTP$' -benchtime=100000x -count="$COUNT" ./bench/ > "$OUT/http.txt"
 "$BENCHSTAT" -col /server "$OUT/http.txt" > "$OUT/http.stat"
+# Loopback WebSocket (stdlib behind net/http + the websocket package, jetrpc's /ws).
+go test -run '^$' -bench '^BenchmarkWS$' -benchtime=100000x -count="$COUNT" ./bench/ > "$OUT/ws.txt"
+"$BENCHSTAT" -col /server "$OUT/ws.txt" > "$OUT/ws.stat"
 cat "$OUT"/*.stat
