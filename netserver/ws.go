@@ -34,7 +34,9 @@ import (
 // at once on the reading goroutine, ones that may block run on the engine's
 // workers, so responses may come out of order (match them by id).
 // Notifications produce nothing. Ordered notifications (of non-concurrent
-// methods that may block) run on the reading goroutine, in arrival order. A
+// methods that may block) run on the reading goroutine, in arrival order, so
+// their handlers, like Inline ones, may Notify the client through
+// dispatch.PeerOf(ctx) but not Call it (ErrOnReader). A
 // message over Options.MaxMessage closes the connection with 1009 (message
 // too big).
 //
