@@ -1,22 +1,20 @@
 package dispatch
 
 import (
-	"context"
-
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
 )
 
-// processBatch answers the members of the batch just parsed into s.p. Members
+// processBatch answers the members of the batch just parsed into s.p (ms,
+// from s.setMembers). Members
 // whose methods may block run concurrently on the worker pool when there are
 // at least two of them; everything else runs here, appending straight to dst.
 // Non-concurrent notifications run here too, in arrival order. The responses
 // together stay within MaxBatchResponse (see Options).
-func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte) []byte {
-	ms := s.setMembers(e, ctx, s.p.Batch())
+func (e *Engine) processBatch(s *state, ms []member, dst []byte) []byte {
 	async := 0
 	for i := range ms {
-		if e.blocking(ms[i].m) {
+		if ms[i].blocking() {
 			ms[i].async = true
 			async++
 		}
@@ -57,7 +55,7 @@ func (e *Engine) appendMember(dst []byte, start int, mb *member, used int) ([]by
 	before := len(dst)
 	dst = encode.AppendBatchSep(dst, start)
 	mark := len(dst)
-	if dst = e.processOne(&mb.cc, dst, mb.m); len(dst) == mark {
+	if dst = e.processOne(&mb.cc, dst, mb.m, mb.md); len(dst) == mark {
 		return dst[:before], used
 	}
 	n := len(dst) - mark
@@ -83,13 +81,7 @@ func (e *Engine) appendOut(dst []byte, start int, mb *member, used int) ([]byte,
 
 // blocking reports whether a member runs a handler that may wait: a call of a
 // non-inline method, or a notification of a concurrent one.
-func (e *Engine) blocking(m *decode.Message) bool {
-	if m.Kind != decode.Call && m.Kind != decode.Notification {
-		return false
-	}
-	md := e.table.lookup(m.Method)
-	if md == nil || md.inline {
-		return false
-	}
-	return m.Kind == decode.Call || md.concurrent
+func (mb *member) blocking() bool {
+	md := mb.md
+	return md != nil && !md.inline && (mb.m.Kind == decode.Call || md.concurrent)
 }

@@ -30,20 +30,29 @@ func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
-		dst = e.processBatch(ctx, s, dst)
+		dst = e.processBatch(s, s.setMembers(e, ctx, s.p.Batch()), dst)
 	default:
 		s.cc.Context = ctx
-		dst = e.processOne(&s.cc, dst, m)
+		dst = e.processOne(&s.cc, dst, m, e.lookup(m))
 	}
 	e.putState(s)
 	return dst
 }
 
-// processOne appends the response to one classified message, if one is due.
-func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message) []byte {
+// lookup returns the method a Call or Notification names, or nil.
+func (e *Engine) lookup(m *decode.Message) *method {
+	if m.Kind != decode.Call && m.Kind != decode.Notification {
+		return nil
+	}
+	return e.table.lookup(m.Method)
+}
+
+// processOne appends the response to one classified message, if one is due;
+// md is its method (e.lookup(m)).
+func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
 	switch m.Kind {
 	case decode.Call, decode.Notification:
-		return e.serve(cc, dst, m)
+		return e.serve(cc, dst, m, md)
 	case decode.Invalid:
 		return e.appendInvalid(dst, m)
 	default: // a Response: to a call of the connection's Peer, or dropped
@@ -60,9 +69,8 @@ func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
 		encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
 }
 
-// serve runs the method of a Call or Notification.
-func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message) []byte {
-	md := e.table.lookup(m.Method)
+// serve runs md, the method of a Call or Notification (nil: not found).
+func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
 	if md == nil {
 		if m.Kind == decode.Notification {
 			return dst

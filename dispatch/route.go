@@ -39,25 +39,23 @@ func (e *Engine) TryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
-		if route = e.batchRoute(s.p.Batch()); route == RouteInline {
-			dst = e.processBatch(ctx, s, dst)
+		ms := s.setMembers(e, ctx, s.p.Batch())
+		if route = batchRoute(ms); route == RouteInline {
+			dst = e.processBatch(s, ms, dst)
 		}
 	default:
-		if route = e.route(m); route == RouteInline {
+		md := e.lookup(m)
+		if route = routeOf(m, md); route == RouteInline {
 			s.cc.Context = ctx
-			dst = e.processOne(&s.cc, dst, m)
+			dst = e.processOne(&s.cc, dst, m, md)
 		}
 	}
 	e.putState(s)
 	return dst, route
 }
 
-// route decides where one message runs.
-func (e *Engine) route(m *decode.Message) Route {
-	if m.Kind != decode.Call && m.Kind != decode.Notification {
-		return RouteInline
-	}
-	md := e.table.lookup(m.Method)
+// routeOf decides where one message runs; md is its method.
+func routeOf(m *decode.Message, md *method) Route {
 	switch {
 	case md == nil || md.inline:
 		return RouteInline
@@ -69,10 +67,10 @@ func (e *Engine) route(m *decode.Message) Route {
 
 // batchRoute: a batch runs inline only when all its members do; one with
 // ordered notifications runs on the serial queue so they keep their order.
-func (e *Engine) batchRoute(ms []decode.Message) Route {
+func batchRoute(ms []member) Route {
 	route := RouteInline
 	for i := range ms {
-		switch e.route(&ms[i]) {
+		switch routeOf(ms[i].m, ms[i].md) {
 		case RouteWorker:
 			if route == RouteInline {
 				route = RouteWorker

@@ -30,6 +30,7 @@ type member struct {
 	e     *Engine
 	s     *state
 	m     *decode.Message
+	md    *method // m's method, looked up once
 	cc    callCtx
 	out   []byte
 	async bool
@@ -42,7 +43,7 @@ type member struct {
 // their buffers together stay bounded while the batch runs.
 func (mb *member) Run() {
 	e := mb.e
-	mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m)
+	mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m, mb.md)
 	if emit := mb.s.emit; emit != nil {
 		if len(mb.out) > 0 {
 			emit(mb.out)
@@ -74,7 +75,7 @@ func (e *Engine) putState(s *state) {
 	s.cc.Context, s.emit = nil, nil
 	for i := range s.members {
 		mb := &s.members[i]
-		mb.m, mb.cc.Context = nil, nil
+		mb.m, mb.md, mb.cc.Context = nil, nil, nil
 		if cap(mb.out) > maxKeptBuffer {
 			mb.out = nil
 		}
@@ -93,6 +94,7 @@ func (s *state) setMembers(e *Engine, ctx context.Context, msgs []decode.Message
 	ms := s.members[:len(msgs)]
 	for i := range ms {
 		ms[i].m = &msgs[i]
+		ms[i].md = e.lookup(&msgs[i])
 		ms[i].cc.Context = ctx
 		ms[i].out = ms[i].out[:0]
 		ms[i].async, ms[i].cut = false, false

@@ -30,7 +30,7 @@ func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp [
 	default:
 		b := pool.GetBuffer()
 		s.cc.Context = ctx
-		b.B = e.processOne(&s.cc, b.B, m)
+		b.B = e.processOne(&s.cc, b.B, m, e.lookup(m))
 		emitNonEmpty(emit, b.B)
 		pool.PutBuffer(b)
 	}
@@ -43,7 +43,7 @@ func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) {
 	ms := s.setMembers(e, ctx, s.p.Batch())
 	s.emit = emit
 	for i := range ms {
-		if ms[i].async = e.blocking(ms[i].m); ms[i].async {
+		if ms[i].async = ms[i].blocking(); ms[i].async {
 			s.wg.Add(1)
 			if !e.workers.Submit(&ms[i]) {
 				ms[i].Run() // pool saturated: run it here
@@ -52,7 +52,7 @@ func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) {
 	}
 	for i := range ms {
 		if mb := &ms[i]; !mb.async {
-			mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m)
+			mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m, mb.md)
 			emitNonEmpty(emit, mb.out)
 		}
 	}
