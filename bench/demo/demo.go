@@ -119,6 +119,12 @@ func sleep(ctx context.Context, params, dst []byte) ([]byte, error) {
 	if err != nil || ms < 0 || it.Next() {
 		return dst, errSleep
 	}
+	if ms == 0 { // nothing to wait for, whatever the context says
+		return append(dst, raw...), nil
+	}
+	if err := ctx.Err(); err != nil { // decided before a timer can race it
+		return dst, err
+	}
 	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 	defer t.Stop()
 	select {
