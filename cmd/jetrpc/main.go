@@ -1,7 +1,9 @@
 // Command jetrpc is the jetrpc command line: "jetrpc serve" runs the demo
-// JSON-RPC 2.0 server over TCP, HTTP and stdio; "jetrpc bench" load-tests
-// jetrpc beside an encoding/json baseline. Run "jetrpc help" for the
-// commands and "jetrpc serve -h" for the flags.
+// JSON-RPC 2.0 server over TCP, HTTP (with SSE and WebSocket) and stdio;
+// "jetrpc bench" load-tests jetrpc beside an encoding/json baseline;
+// "jetrpc call" sends one call or notification over TCP, HTTP or WebSocket
+// and prints the result. Run "jetrpc help" for the commands and
+// "jetrpc <command> -h" for the flags.
 package main
 
 import (
@@ -51,18 +53,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "call":
-		return notAvailable(args[0], stderr)
+		return runCall(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	fmt.Fprintf(stderr, "jetrpc: unknown command %q\n\n%s", args[0], usage)
-	return 2
-}
-
-// notAvailable answers a command that a later version provides.
-func notAvailable(cmd string, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "jetrpc: %s: not available in this version\n", cmd)
 	return 2
 }
 

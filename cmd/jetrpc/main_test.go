@@ -34,7 +34,7 @@ func TestRunUsage(t *testing.T) {
 	f(2, "", "--framing auto: must be ndjson, header or len32", "bench", "--framing", "auto")
 	f(2, "", `unknown case "nope"`, "bench", "--mix", "small,nope")
 	f(0, "", "-pipeline int", "bench", "-h")
-	f(2, "", "jetrpc: call: not available in this version", "call", "x")
+	f(2, "", "jetrpc: call: missing METHOD", "call")
 	f(0, "", "-max-message BYTES", "serve", "-h")
 	f(2, "", `--framing: frame: unknown framing "foo"`, "serve", "--framing", "foo")
 	f(2, "", "--max-message -1: must be at least 1", "serve", "--max-message", "-1")
