@@ -3,7 +3,7 @@
 # benchmark at a time, so that a slow minute on a shared machine lands on
 # every client alike rather than on the ten samples of one; then benchstat,
 # clients as columns. Raw results in $OUT.txt, tables in $OUT.stat (default
-# /tmp/client-bench). About 5 minutes on 2 cores.
+# /tmp/client-bench). About 8 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/client-bench}

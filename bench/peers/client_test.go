@@ -14,16 +14,21 @@ package peers_test
 //   - transport: tcp (one call at a time on one NDJSON connection),
 //     tcp-pipelined (b.RunParallel, SetParallelism(16): 32 goroutines on
 //     2 cores sharing one client and one connection; calls/s reported),
-//     http (one call at a time, keep-alive POSTs).
+//     http (one call at a time, keep-alive POSTs), ws (one call at a time
+//     on one WebSocket: GET /ws on the server's HTTP listener, each message
+//     one text message), ws-pipelined (as tcp-pipelined, on one WebSocket).
 //   - case: subtract ([42,23]), echo (about 1 KiB object as the one
 //     positional param, the object of bench.Cases' "large").
 //   - client: floor (no client: the request line written and the answer
-//     line read on a bare connection; tcp only), callraw (jetrpc CallRaw:
+//     line read on a bare connection, or over ws the request written as a
+//     text message and the answer message read on a bare fasthttp/websocket
+//     connection; tcp and ws, one call at a time), callraw (jetrpc CallRaw:
 //     raw params, raw result appended to a reused buffer), call (jetrpc
 //     Call: Go params marshalled by sonic, the result unmarshalled into a
 //     reused json.RawMessage), geth (go-ethereum rpc.Client.CallContext: Go
 //     args marshalled by encoding/json, the result into a reused
-//     json.RawMessage). call and geth do the same work.
+//     json.RawMessage; over ws rpc.DialWebsocket). call and geth do the
+//     same work.
 //
 // client_bench.sh runs it the way BENCHMARKS.md reports it: ten passes of
 // -count=1, so that a slow minute of a shared machine falls on every
@@ -49,6 +54,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/fasthttp/websocket"
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/client"
@@ -113,8 +119,8 @@ type dialed struct {
 	response bool // the caller returns the whole response, not the result
 }
 
-// clientKind dials one client over transport "tcp" or "http". A floor
-// runs only one call at a time over TCP.
+// clientKind dials one client over transport "tcp", "http" or "ws". A
+// floor runs only one call at a time, over TCP or WebSocket.
 type clientKind struct {
 	name  string
 	floor bool
@@ -130,9 +136,12 @@ var httpIdle = &client.Options{IdleTimeout: 90 * time.Second}
 func dialJetrpc(tb testing.TB, transport string, s *childServer) *client.Client {
 	var c *client.Client
 	var err error
-	if transport == "http" {
+	switch transport {
+	case "http":
 		c, err = client.DialHTTP("http://"+s.http+"/", httpIdle)
-	} else {
+	case "ws":
+		c, err = client.DialWebSocket(bg, wsURL(s), nil)
+	default:
 		c, err = client.Dial(bg, "tcp", s.tcp, nil)
 	}
 	if err != nil {
@@ -141,10 +150,16 @@ func dialJetrpc(tb testing.TB, transport string, s *childServer) *client.Client 
 	return c
 }
 
+// wsURL is where the server serves WebSocket: GET /ws on its HTTP listener.
+func wsURL(s *childServer) string { return "ws://" + s.http + "/ws" }
+
 var clientKinds = []clientKind{
 	// floor is no client: the request line written and the response line
 	// read on a bare connection. What a client adds is the difference.
-	{"floor", true, func(tb testing.TB, _ string, s *childServer) dialed {
+	{"floor", true, func(tb testing.TB, transport string, s *childServer) dialed {
+		if transport == "ws" {
+			return dialWSFloor(tb, s)
+		}
 		conn, err := net.Dial("tcp", s.tcp)
 		if err != nil {
 			tb.Fatal(err)
@@ -180,12 +195,18 @@ var clientKinds = []clientKind{
 	{"geth", false, func(tb testing.TB, transport string, s *childServer) dialed {
 		var g *rpc.Client
 		closeAll := func() { g.Close() }
-		if transport == "http" {
+		switch transport {
+		case "http":
 			var err error
 			if g, err = rpc.DialHTTP("http://" + s.http + "/"); err != nil {
 				tb.Fatal(err)
 			}
-		} else {
+		case "ws":
+			var err error
+			if g, err = rpc.DialWebsocket(bg, wsURL(s), ""); err != nil {
+				tb.Fatal(err)
+			}
+		default:
 			conn, err := net.Dial("tcp", s.tcp)
 			if err != nil {
 				tb.Fatal(err)
@@ -202,6 +223,43 @@ var clientKinds = []clientKind{
 			return func() ([]byte, error) { return res, g.CallContext(bg, &res, rc.method, rc.args...) }
 		}, closeAll, false}
 	}},
+}
+
+// dialWSFloor is the WebSocket floor: the request written as one text
+// message and the answer message read into a reused buffer, on a bare
+// fasthttp/websocket connection (one goroutine).
+func dialWSFloor(tb testing.TB, s *childServer) dialed {
+	ws, _, err := websocket.DefaultDialer.DialContext(bg, wsURL(s), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dialed{func(rc rpcCase) caller {
+		req := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + rc.method + `","params":` + string(rc.raw) + "}")
+		buf := make([]byte, 0, 2048)
+		return func() ([]byte, error) {
+			if err := ws.WriteMessage(websocket.TextMessage, req); err != nil {
+				return nil, err
+			}
+			_, r, err := ws.NextReader()
+			if err != nil {
+				return nil, err
+			}
+			buf = buf[:0]
+			for {
+				if len(buf) == cap(buf) {
+					buf = append(buf, 0)[:len(buf)]
+				}
+				n, err := r.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
+				if err == io.EOF {
+					return buf, nil
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+	}, func() { ws.Close() }, true}
 }
 
 // warm makes a few calls and checks the last answer.
@@ -239,11 +297,14 @@ func BenchmarkClient(b *testing.B) {
 	for _, tr := range []struct {
 		name, dial string
 		par        bool
-	}{{"tcp", "tcp", false}, {"tcp-pipelined", "tcp", true}, {"http", "http", false}} {
+	}{
+		{"tcp", "tcp", false}, {"tcp-pipelined", "tcp", true}, {"http", "http", false},
+		{"ws", "ws", false}, {"ws-pipelined", "ws", true},
+	} {
 		b.Run("transport="+tr.name, func(b *testing.B) {
 			clients := make([]dialed, len(clientKinds))
 			for i, k := range clientKinds {
-				if k.floor && (tr.par || tr.dial != "tcp") {
+				if k.floor && (tr.par || tr.dial == "http") {
 					continue
 				}
 				clients[i] = k.dial(b, tr.dial, s)

@@ -7,6 +7,7 @@ replace github.com/jetrpc/jetrpc => ../..
 require (
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/fasthttp/websocket v1.5.12
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.lsp.dev/jsonrpc2 v1.0.1
 )
@@ -16,7 +17,6 @@ require (
 	github.com/bytedance/sonic v1.15.5 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
-	github.com/fasthttp/websocket v1.5.12 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260601182631-00ed12fed2a6 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
