@@ -1,21 +1,27 @@
 package client
 
-// NOTE: the WebSocket transport. fasthttp/websocket makes the connection
-// and reads messages (NextReader; it answers pings and close frames), but
-// data frames are built here, in place in the outgoing buffer: NextWriter
-// would allocate a writer and a mask key per message. Writing works as in
-// stream.go: begin takes mu and reserves room for the longest header; send
-// writes the header, moves the payload up against it and masks it; the
-// sender that finds no flush running writes out, many frames at once,
-// outside the lock. wsNetConn, under the library, makes the library's own
-// writes (pongs, close frames) take turns with ours. The floor is one
-// allocation per message read: NextReader allocates its io.Reader.
+// NOTE: the WebSocket transport. fasthttp/websocket's Dialer does the
+// opening handshake only; the frames are written and read here, on the
+// connection under it (wsframe). The connection is a wsframe.HandshakeConn,
+// so the Dialer's buffer holds nothing the server sent after its 101 answer.
+//
+// Writing works as in stream.go: begin takes mu and reserves room for the
+// longest header; send writes the header, moves the payload up against it
+// and masks it; the sender that finds no flush running writes out, many
+// frames at once, outside the lock. Control frames (pongs, close) are
+// queued the same way (control, sayClose), so they never split a data
+// frame; nothing is queued after a close frame.
+//
+// One reader goroutine (readLoop) takes the server's messages from a
+// wsframe.Reader, which hands them out of its own buffer: reading a message
+// allocates nothing. It answers pings, echoes the server's close frame and
+// ends the client, and closes with 1009 (1002) when the server breaks the
+// message limit (the protocol).
 
 import (
 	"context"
 	crand "crypto/rand"
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -25,14 +31,10 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/internal/wsframe"
 )
 
-const (
-	// wsMaxHeader is the longest header of a client frame: 2 bytes, a
-	// 64-bit length and a 4-byte mask key.
-	wsMaxHeader = 14
-	wsReadBuf   = 4 << 10
-)
+const wsReadBuf = 4 << 10 // the Dialer's buffer, for the handshake's answer
 
 // DialWebSocket connects to url ("ws://host:port/path", or wss with the
 // system's roots; a jetrpc HTTPServer serves WebSocket at /ws) and returns a
@@ -45,17 +47,16 @@ const (
 // and waits a short grace for the server's before closing the connection.
 // When the server closes the connection (1001 when it shuts down), the
 // pending calls fail with an error wrapping ErrClosed and the
-// *websocket.CloseError. Options.WriteTimeout bounds each write;
+// *websocket.CloseError. A message from the server over Options.MaxMessage
+// closes the connection with 1009 (the calls fail with
+// websocket.ErrReadLimit). Options.WriteTimeout bounds each write;
 // Options.Framing and IdleTimeout do not apply.
 func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, error) {
 	t := &wsTransport{max: opts.maxMessage(), wt: opts.writeTimeout(), readDone: make(chan struct{})}
 	t.room.L = &t.mu
-	ws, err := t.dial(ctx, url)
-	if err != nil {
+	if err := t.dial(ctx, url); err != nil {
 		return nil, err
 	}
-	t.ws = ws
-	ws.SetReadLimit(int64(t.max)) // over it, the library sends 1009
 	var seed [32]byte
 	crand.Read(seed[:])
 	t.keys = rand.NewChaCha8(seed)
@@ -66,11 +67,11 @@ func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, err
 }
 
 // dial connects to url and sets t.nc.
-func (t *wsTransport) dial(ctx context.Context, url string) (*websocket.Conn, error) {
+func (t *wsTransport) dial(ctx context.Context, url string) error {
 	var stop func() bool
 	d := websocket.Dialer{
 		ReadBufferSize:    wsReadBuf,
-		WriteBufferSize:   1, // data frames are written here; WriteControl has its own buffer
+		WriteBufferSize:   1, // the library writes nothing but the handshake
 		NetDialContext:    t.netDial(&net.Dialer{}, &stop),
 		NetDialTLSContext: t.netDial(&tls.Dialer{}, &stop),
 	}
@@ -79,12 +80,12 @@ func (t *wsTransport) dial(ctx context.Context, url string) (*websocket.Conn, er
 		if ws != nil {
 			ws.Close()
 		}
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
 		err = fmt.Errorf("client: DialWebSocket %s: %w (HTTP status %d)", url, err, resp.StatusCode)
 	}
-	return ws, err
+	return err
 }
 
 // netDial returns a dial function for the library that wraps the
@@ -99,52 +100,15 @@ func (t *wsTransport) netDial(d interface {
 		if err != nil {
 			return nil, err
 		}
-		t.nc = &wsNetConn{Conn: nc}
+		t.nc = &wsframe.HandshakeConn{Conn: nc}
 		*stop = context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
 		return t.nc, nil
 	}
 }
 
-// wsNetConn is the connection under the library. Its writes (the
-// library's: the handshake, control frames) take mu as wsTransport's do,
-// with the deadline the library set: that is kept here rather than set on
-// the connection, which a write of ours may be using. (The handshake's
-// request, written on a fresh connection, thus ignores ctx's deadline; the
-// reading of the response does not.)
-type wsNetConn struct {
-	net.Conn
-	mu sync.Mutex // one write at a time
-	dl time.Time  // the library's write deadline
-}
-
-func (c *wsNetConn) SetWriteDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.dl = t
-	c.mu.Unlock()
-	return nil
-}
-
-func (c *wsNetConn) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	dl := c.dl
-	c.mu.Unlock()
-	return c.writeBy(b, dl)
-}
-
-// writeBy writes b with the deadline dl (zero: none).
-func (c *wsNetConn) writeBy(b []byte, dl time.Time) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := c.Conn.SetWriteDeadline(dl); err != nil {
-		return 0, err
-	}
-	return c.Conn.Write(b)
-}
-
 type wsTransport struct {
 	c    *Client
-	ws   *websocket.Conn
-	nc   *wsNetConn
+	nc   *wsframe.HandshakeConn
 	max  int
 	wt   time.Duration // write timeout (0: none)
 	keys *rand.ChaCha8 // mask keys, under mu
@@ -154,7 +118,8 @@ type wsTransport struct {
 	out      outMsg    // queued frames, then the message being appended
 	spare    []byte
 	flushing bool
-	closed   bool
+	closed   bool          // a close frame is queued: nothing may follow
+	closeBy  time.Time     // then, the deadline of every write
 	err      error         // a write failed
 	idle     chan struct{} // closed when the flush in progress ends
 
@@ -177,7 +142,7 @@ func (t *wsTransport) begin() (*outMsg, error) {
 	}
 	m := &t.out
 	m.mark = len(m.b)
-	m.b = append(m.b, make([]byte, wsMaxHeader)...)
+	m.b = append(m.b, make([]byte, wsframe.MaxHeaderLen)...)
 	m.start = len(m.b)
 	return m, nil
 }
@@ -199,7 +164,16 @@ func (t *wsTransport) send(_ context.Context, m *outMsg, _ []uint64) error {
 		t.mu.Unlock()
 		return ErrTooLarge
 	}
-	m.b = endWSFrame(m.b, m.mark, m.start, uint32(t.keys.Uint64()))
+	m.b = endWSFrame(m.b, m.mark, m.start, t.mask())
+	return t.kick()
+}
+
+// mask returns a fresh masking key. t.mu must be held.
+func (t *wsTransport) mask() wsframe.Mask { return wsframe.MaskWith(uint32(t.keys.Uint64())) }
+
+// kick writes out what is queued, unless a flush is running (which will).
+// t.mu is held on entry and released on return.
+func (t *wsTransport) kick() error {
 	if t.flushing {
 		t.mu.Unlock()
 		return nil
@@ -226,12 +200,12 @@ func (t *wsTransport) flush() error {
 	for len(t.out.b) > 0 {
 		buf := t.out.b
 		t.out.b, t.spare = t.spare[:0], nil
+		dl := t.deadline()
 		t.mu.Unlock()
-		var dl time.Time
-		if t.wt > 0 {
-			dl = time.Now().Add(t.wt)
+		err := t.nc.SetWriteDeadline(dl)
+		if err == nil {
+			_, err = t.nc.Write(buf)
 		}
-		_, err := t.nc.writeBy(buf, dl)
 		t.mu.Lock()
 		if cap(buf) <= maxKeptOut {
 			t.spare = buf[:0]
@@ -246,62 +220,79 @@ func (t *wsTransport) flush() error {
 	return nil
 }
 
-// endWSFrame completes the frame begun at b[mark], whose payload starts at
-// b[start] after wsMaxHeader reserved bytes: it writes the header of a
-// final, masked text frame, moves the payload up against it and masks it
-// with key (RFC 6455 section 5). It returns the slice holding the frame.
-func endWSFrame(b []byte, mark, start int, key uint32) []byte {
-	n := len(b) - start
-	var tmp [wsMaxHeader]byte
-	h := append(tmp[:0], 0x81) // FIN, text
-	switch {
-	case n < 126:
-		h = append(h, 0x80|byte(n))
-	case n < 1<<16:
-		h = binary.BigEndian.AppendUint16(append(h, 0x80|126), uint16(n))
-	default:
-		h = binary.BigEndian.AppendUint64(append(h, 0x80|127), uint64(n))
+// deadline is the deadline of a write that starts now (zero: none):
+// WriteTimeout away, and once closing no later than closeBy. t.mu must be
+// held.
+func (t *wsTransport) deadline() time.Time {
+	var dl time.Time
+	if t.wt > 0 {
+		dl = time.Now().Add(t.wt)
 	}
-	h = binary.LittleEndian.AppendUint32(h, key)
-	p := mark + copy(b[mark:], h)
+	if !t.closeBy.IsZero() && (dl.IsZero() || t.closeBy.Before(dl)) {
+		dl = t.closeBy
+	}
+	return dl
+}
+
+// endWSFrame completes the frame begun at b[mark], whose payload starts at
+// b[start] after wsframe.MaxHeaderLen reserved bytes: it writes the header
+// of a final text frame masked with m, moves the payload up against it and
+// masks it. It returns the slice holding the frame.
+func endWSFrame(b []byte, mark, start int, m wsframe.Mask) []byte {
+	n := len(b) - start
+	var tmp [wsframe.MaxHeaderLen]byte
+	p := mark + copy(b[mark:], wsframe.AppendHeader(tmp[:0], wsframe.OpText, true, n, m))
 	copy(b[p:], b[start:])
 	b = b[:p+n]
-	maskWS(b[p:], key)
+	m.Apply(b[p:])
 	return b
 }
 
-// maskWS XORs byte i of b with byte i%4 of key, written little-endian.
-func maskWS(b []byte, key uint32) {
-	k := uint64(key) | uint64(key)<<32
-	for len(b) >= 8 {
-		binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(b)^k)
-		b = b[8:]
+// control queues a control frame (a pong) and writes it out.
+func (t *wsTransport) control(op wsframe.Opcode, payload []byte) {
+	t.mu.Lock()
+	if t.closed || t.err != nil {
+		t.mu.Unlock()
+		return
 	}
-	for i := range b {
-		b[i] ^= byte(key >> (8 * (i & 3)))
-	}
+	t.out.b = wsframe.AppendFrame(t.out.b, op, payload, t.mask())
+	t.kick()
 }
 
-// close lets a write in progress finish, sends a close frame and waits for
-// the server's, all within closeGrace, then closes the connection.
+// sayClose queues a close frame with code and reason, unless one is queued
+// already, after which nothing more is sent, and waits until it is written,
+// at most closeGrace (grace fires then). It reports whether the frame was
+// written.
+func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) bool {
+	t.mu.Lock()
+	if !t.closed && t.err == nil {
+		t.out.b = wsframe.AppendClose(t.out.b, code, reason, t.mask())
+		t.closeBy = time.Now().Add(closeGrace)
+	}
+	t.closed = true
+	t.room.Broadcast()
+	if t.err != nil {
+		t.mu.Unlock()
+		return false
+	}
+	if !t.flushing {
+		return t.kick() == nil
+	}
+	if t.idle == nil {
+		t.idle = make(chan struct{})
+	}
+	idle := t.idle
+	t.mu.Unlock()
+	return waitFor(idle, grace)
+}
+
+// close sends a close frame after what is queued and waits for the
+// server's, all within closeGrace, then closes the connection.
 func (t *wsTransport) close() error {
-	deadline := time.Now().Add(closeGrace)
 	grace := time.NewTimer(closeGrace)
 	defer grace.Stop()
-	t.mu.Lock()
-	t.closed = true
-	var idle chan struct{}
-	if t.flushing {
-		idle = make(chan struct{})
-		t.idle = idle
-	}
-	t.room.Broadcast()
-	t.mu.Unlock()
-	if waitFor(idle, grace.C) {
-		msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
-		if t.ws.WriteControl(websocket.CloseMessage, msg, deadline) == nil {
-			waitFor(t.readDone, grace.C) // the server's close frame ends the reader
-		}
+	if t.sayClose(wsframe.CloseNormal, "", grace.C) {
+		waitFor(t.readDone, grace.C) // the server's close frame ends the reader
 	}
 	err := t.closeConn()
 	<-t.readDone
@@ -323,46 +314,61 @@ func waitFor(ch <-chan struct{}, timeout <-chan time.Time) bool {
 }
 
 func (t *wsTransport) closeConn() error {
-	t.closeOnce.Do(func() { t.closeErr = t.ws.Close() })
+	t.closeOnce.Do(func() { t.closeErr = t.nc.Close() })
 	return t.closeErr
 }
 
-// readLoop delivers the messages read until the connection fails or is
-// closed, then closes the client.
+// readLoop delivers the messages read and answers the control frames until
+// the connection fails or is closed, then closes the client.
 func (t *wsTransport) readLoop() {
 	defer close(t.readDone)
+	var rd wsframe.Reader
+	rd.Reset(t.nc, wsframe.Client, t.max)
 	st := newInState(t.max)
-	msg := make([]byte, 0, 512)
 	for {
-		_, r, err := t.ws.NextReader()
-		if err == nil {
-			msg, err = appendAll(msg[:0], r)
-		}
-		if err != nil {
-			t.c.fail(lost(err))
-			t.closeConn()
+		op, p, err := rd.Next()
+		switch {
+		case err != nil:
+			t.readFailed(err)
 			return
-		}
-		t.c.deliver(st, msg)
-		if cap(msg) > maxKeptOut {
-			msg = make([]byte, 0, 512)
+		case op == wsframe.OpPing:
+			t.control(wsframe.OpPong, p)
+		case op == wsframe.OpClose:
+			code, reason := wsframe.ParseClose(p)
+			t.end(&websocket.CloseError{Code: code, Text: string(reason)}, code, "") // the echo
+			return
+		case op != wsframe.OpPong:
+			t.c.deliver(st, p)
 		}
 	}
 }
 
-// appendAll appends what r holds to b.
-func appendAll(b []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
+// readFailed ends the client after a read error. A broken rule is
+// answered with a close frame: 1009 for the message limit (the calls fail
+// with the library's ErrReadLimit), 1002 for the protocol. The end of the
+// stream without a close frame is the library's abnormal closure.
+func (t *wsTransport) readFailed(err error) {
+	var tooLarge *wsframe.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		t.end(websocket.ErrReadLimit, wsframe.CloseTooBig, "")
+	case errors.Is(err, wsframe.ErrProtocol):
+		t.end(err, wsframe.CloseProtocolError, err.Error())
+	case err == io.EOF, err == io.ErrUnexpectedEOF:
+		t.end(&websocket.CloseError{Code: websocket.CloseAbnormalClosure, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
+	default:
+		t.end(err, 0, "")
 	}
+}
+
+// end fails the client with err, sends a close frame with code and reason
+// unless code is 0 (waiting at most closeGrace) and closes the connection.
+func (t *wsTransport) end(err error, code int, reason string) {
+	t.c.fail(lost(err))
+	if code != 0 {
+		grace := time.NewTimer(closeGrace)
+		defer grace.Stop()
+		t.sayClose(code, reason, grace.C)
+	}
+	t.closeConn()
 }

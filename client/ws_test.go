@@ -3,7 +3,9 @@ package client_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net"
@@ -13,6 +15,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +24,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/wsframe"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -456,8 +460,7 @@ func raceEnabled() bool {
 }
 
 // TestWSCallRawAllocs counts the client's allocations per raw call, the
-// server running in another process. The floor is one: the library's
-// NextReader allocates an io.Reader for each message read.
+// server running in another process: none.
 func TestWSCallRawAllocs(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("allocations are not counted under the race detector")
@@ -474,8 +477,8 @@ func TestWSCallRawAllocs(t *testing.T) {
 		for range 100 {
 			call()
 		}
-		if n := testing.AllocsPerRun(1000, call); n > 1 {
-			t.Errorf("CallRaw allocates %v times per call, want at most 1", n)
+		if n := testing.AllocsPerRun(1000, call); n != 0 {
+			t.Errorf("CallRaw allocates %v times per call, want 0", n)
 		}
 		if err != nil || string(dst) != "19" {
 			t.Errorf("CallRaw = %s, %v", dst, err)
@@ -488,4 +491,127 @@ func TestWSCallRawAllocs(t *testing.T) {
 func BenchmarkCallRawWS(b *testing.B) {
 	_, url := startWS(b, nil)
 	benchCallRaw(b, dialWS(b, url, nil))
+}
+
+// rawWSPeer is a WebSocket peer written on a bare connection: it answers
+// the handshake of one client with 101 and, in the same write, the frames
+// of first, then runs serve with the connection and a frame reader on it.
+// The cleanup closes it and waits for serve to return.
+func rawWSPeer(t *testing.T, first []byte, serve func(nc net.Conn, rd *wsframe.Reader)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); <-done })
+	go func() {
+		defer close(done)
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(testTimeout))
+		br := bufio.NewReader(nc)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			t.Errorf("peer: %v", err)
+			return
+		}
+		h := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		out := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
+			base64.StdEncoding.EncodeToString(h[:]) + "\r\n\r\n")
+		if _, err := nc.Write(append(out, first...)); err != nil {
+			return
+		}
+		var rd wsframe.Reader
+		rd.Reset(br, wsframe.Server, 0)
+		serve(nc, &rd)
+	}()
+	return "ws://" + ln.Addr().String() + "/ws"
+}
+
+// nextFrame reads the next frame from the client, as "op:payload" (a close
+// frame as "close:CODE").
+func nextFrame(t *testing.T, rd *wsframe.Reader) string {
+	op, p, err := rd.Next()
+	if err != nil {
+		return "error:" + err.Error()
+	}
+	switch op {
+	case wsframe.OpClose:
+		code, _ := wsframe.ParseClose(p)
+		return "close:" + strconv.Itoa(code)
+	case wsframe.OpPing:
+		return "ping:" + string(p)
+	case wsframe.OpPong:
+		return "pong:" + string(p)
+	}
+	return "text:" + string(p)
+}
+
+// TestWSFramesAfterHandshake: frames that come in the same segment as the
+// 101 answer are not lost in the Dialer's buffer, and the server's pings
+// are answered with their payload, between the client's messages.
+func TestWSFramesAfterHandshake(t *testing.T) {
+	checkGoroutines(t)
+	e := newEngine(t)
+	notified := make(chan string, 2)
+	note := dispatch.HandlerFunc(func(_ context.Context, params, dst []byte) ([]byte, error) {
+		notified <- string(params)
+		return dst, nil
+	})
+	if err := e.RegisterMethod(dispatch.Method{Name: "note", Handler: note}); err != nil {
+		t.Fatal(err)
+	}
+	var first []byte
+	first = wsframe.AppendFrame(first, wsframe.OpText, []byte(`{"jsonrpc":"2.0","method":"note","params":["a"]}`), wsframe.Mask{})
+	first = wsframe.AppendFrame(first, wsframe.OpPing, []byte("p1"), wsframe.Mask{})
+	first = wsframe.AppendFrame(first, wsframe.OpText, []byte(`{"jsonrpc":"2.0","method":"note","params":["b"]}`), wsframe.Mask{})
+	got := make(chan []string, 1)
+	url := rawWSPeer(t, first, func(nc net.Conn, rd *wsframe.Reader) {
+		frames := []string{nextFrame(t, rd)}
+		id := requestID(t, strings.TrimPrefix(nextFrame(t, rd), "text:"))
+		nc.Write(wsframe.AppendFrame(nil, wsframe.OpText, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":1}`), wsframe.Mask{}))
+		frames = append(frames, nextFrame(t, rd)) // Close's
+		got <- frames
+	})
+	c := dialWS(t, url, &client.Options{Handler: e})
+	for _, want := range []string{`["a"]`, `["b"]`} {
+		select {
+		case n := <-notified:
+			if n != want {
+				t.Errorf("notification %s, want %s", n, want)
+			}
+		case <-time.After(testTimeout):
+			t.Fatalf("notification %s lost", want)
+		}
+	}
+	if res, err := c.CallRaw(context.Background(), nil, "m", nil); err != nil || string(res) != "1" {
+		t.Errorf("call = %s, %v", res, err)
+	}
+	c.Close()
+	if frames := <-got; strings.Join(frames, "|") != "pong:p1|close:1000" {
+		t.Errorf("the client sent %q", frames)
+	}
+}
+
+// TestWSProtocolError: a server that breaks the protocol (a masked frame)
+// gets close 1002 and the calls fail with ErrClosed.
+func TestWSProtocolError(t *testing.T) {
+	checkGoroutines(t)
+	got := make(chan string, 1)
+	url := rawWSPeer(t, nil, func(nc net.Conn, rd *wsframe.Reader) {
+		nextFrame(t, rd) // the call
+		nc.Write(wsframe.AppendFrame(nil, wsframe.OpText, []byte(`{}`), wsframe.MaskWith(1)))
+		got <- nextFrame(t, rd)
+	})
+	c := dialWS(t, url, nil)
+	if _, err := c.CallRaw(context.Background(), nil, "m", nil); !errors.Is(err, client.ErrClosed) {
+		t.Errorf("call: %v, want ErrClosed", err)
+	}
+	if f := <-got; f != "close:1002" {
+		t.Errorf("the client sent %s, want close 1002", f)
+	}
 }

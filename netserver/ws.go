@@ -3,19 +3,27 @@ package netserver
 // NOTE: the WebSocket endpoint of HTTPServer. A GET /ws with the upgrade
 // headers is upgraded (fasthttp/websocket's FastHTTPUpgrader) and the hijacked
 // connection is served here: one reader goroutine (the hijack handler), one
-// writer goroutine, the engine's workers for calls that may block.
+// writer goroutine, the engine's workers for calls that may block. After
+// the handshake the websocket package is not used: frames are read here with
+// wsframe.Reader from the hijacked connection (which first hands out what
+// fasthttp had buffered), messages are handed out of the reader's buffer
+// without a copy, and the reader answers pings and close frames itself (see
+// writeControl in ws_write.go).
 
 import (
 	"bytes"
 	"context"
-	"io"
+	"errors"
 	"log/slog"
+	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/wsframe"
 	"github.com/jetrpc/jetrpc/pool"
 	"github.com/valyala/fasthttp"
 )
@@ -62,12 +70,15 @@ const (
 	wsPath      = "/ws"
 	wsPingEvery = 30 * time.Second
 	wsCloseWait = time.Second // for the peer's close frame after ours
-	wsBufSize   = 4 << 10     // websocket read and write buffers
+	// wsLibBuf is the websocket package's read and write buffers, which
+	// it allocates but which are never used: the frames are read and
+	// written here.
+	wsLibBuf = 128
 )
 
 var wsUpgrader = websocket.FastHTTPUpgrader{
-	ReadBufferSize:  wsBufSize,
-	WriteBufferSize: wsBufSize,
+	ReadBufferSize:  wsLibBuf,
+	WriteBufferSize: wsLibBuf,
 	CheckOrigin:     func(*fasthttp.RequestCtx) bool { return true },
 }
 
@@ -108,7 +119,7 @@ func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
 		c := &wsConn{
 			s:     s,
 			cfg:   &s.wsc,
-			ws:    ws,
+			nc:    ws.NetConn(),
 			wake:  make(chan struct{}, 1),
 			rdone: make(chan struct{}),
 			wdone: make(chan struct{}),
@@ -120,8 +131,7 @@ func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			_ = ws.WriteControl(websocket.CloseMessage,
-				websocket.FormatCloseMessage(websocket.CloseGoingAway, ""), time.Now().Add(time.Second))
+			c.writeClose(wsframe.CloseGoingAway, "")
 			return
 		}
 		if s.ws == nil {
@@ -174,9 +184,13 @@ func (s *HTTPServer) openWS() int {
 type wsConn struct {
 	s    *HTTPServer
 	cfg  *wsConfig
-	ws   *websocket.Conn
-	in   []byte // the message being read
-	wbuf []byte // frames being written (the writer's)
+	nc   net.Conn       // fasthttp's hijacked connection (the handshake's ws.NetConn)
+	rd   wsframe.Reader // the reader's
+	ctl  []byte         // a control frame the reader writes
+	wbuf []byte         // frames being written (the writer's)
+
+	wmu       sync.Mutex  // one flush or control frame at a time
+	closeSent atomic.Bool // nothing may be written after a close frame
 
 	ctx    context.Context // the handlers' context: carries the peer
 	rctx   context.Context // ctx marked as the reader's
@@ -203,28 +217,9 @@ func (c *wsConn) readWait() time.Duration { return 2 * c.cfg.ping }
 
 // serve reads messages until the connection ends, then stops the writer.
 func (c *wsConn) serve() {
-	c.ws.SetReadLimit(int64(c.cfg.maxMessage))
-	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(c.readWait()))
-	})
+	c.rd.Reset(c.nc, wsframe.Server, c.cfg.maxMessage)
 	go c.writeLoop()
-	for c.awaitRoom() {
-		if c.ws.SetReadDeadline(time.Now().Add(c.readWait())) != nil {
-			break
-		}
-		_, r, err := c.ws.NextReader()
-		if err != nil {
-			c.logEnd(err)
-			break
-		}
-		if c.in, err = readAll(r, c.in[:0]); err != nil {
-			c.logEnd(err) // over the limit: the websocket package sent 1009
-			break
-		}
-		c.handle(c.in)
-		if cap(c.in) > maxKeptTask {
-			c.in = nil
-		}
+	for c.awaitRoom() && c.readOne() {
 	}
 	close(c.rdone)
 	c.peer.Close()
@@ -233,15 +228,56 @@ func (c *wsConn) serve() {
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	c.signal()
-	c.ws.NetConn().Close() // unblocks the writer
 	<-c.wdone
 }
 
-func (c *wsConn) logEnd(err error) {
-	if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived) {
+// readOne reads a message and handles it, or answers a control frame; it
+// reports whether the connection goes on. Any frame, a pong too, extends
+// the read deadline.
+func (c *wsConn) readOne() bool {
+	if c.nc.SetReadDeadline(time.Now().Add(c.readWait())) != nil {
+		return false
+	}
+	op, p, err := c.rd.Next()
+	switch {
+	case err != nil:
+		c.readFailed(err)
+		return false
+	case op == wsframe.OpPing:
+		c.ctl = wsframe.AppendFrame(c.ctl[:0], wsframe.OpPong, p, wsframe.Mask{})
+		return c.writeControl(c.ctl, time.Now().Add(wsCloseWait)) == nil
+	case op == wsframe.OpClose:
+		code, reason := wsframe.ParseClose(p)
+		c.writeClose(code, "") // the echo: no close is sent twice
+		c.logEnd(code, reason)
+		return false
+	case op != wsframe.OpPong:
+		c.handle(p)
+	}
+	return true
+}
+
+// readFailed ends the connection after a read error: a message over the
+// limit gets close 1009, a broken protocol 1002.
+func (c *wsConn) readFailed(err error) {
+	var tooLarge *wsframe.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		c.writeClose(wsframe.CloseTooBig, "")
+	case errors.Is(err, wsframe.ErrProtocol):
+		c.writeClose(wsframe.CloseProtocolError, err.Error())
+	}
+	c.cfg.log.Debug("netserver: websocket connection ends", "remote", c.nc.RemoteAddr(), "err", err)
+}
+
+// logEnd logs a close frame from the client with an unusual code.
+func (c *wsConn) logEnd(code int, reason []byte) {
+	switch code {
+	case wsframe.CloseNormal, wsframe.CloseGoingAway, wsframe.CloseNoStatus:
 		return
 	}
-	c.cfg.log.Debug("netserver: websocket connection ends", "remote", c.ws.RemoteAddr(), "err", err)
+	c.cfg.log.Debug("netserver: websocket connection closed by the client", "remote", c.nc.RemoteAddr(),
+		"code", code, "reason", string(reason))
 }
 
 // awaitRoom blocks while the connection is at its bounds; false when it ends.
@@ -300,7 +336,7 @@ func (c *wsConn) handle(msg []byte) {
 	c.mu.Unlock()
 	t.c, t.out = nil, nil
 	putWSTask(t)
-	c.cfg.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.ws.RemoteAddr())
+	c.cfg.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.nc.RemoteAddr())
 	out.B = e.Reject(out.B, msg, encode.CodeOverloaded)
 	c.push(out)
 }
@@ -347,23 +383,6 @@ func (c *wsConn) goAway() {
 	c.closing = true
 	c.mu.Unlock()
 	c.signal()
-}
-
-// readAll appends what r holds to b.
-func readAll(r io.Reader, b []byte) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // wsTask is one message run on a worker.

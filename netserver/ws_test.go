@@ -1,6 +1,7 @@
 package netserver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/internal/vectors"
+	"github.com/jetrpc/jetrpc/internal/wsframe"
 	"github.com/valyala/fasthttp"
 )
 
@@ -373,4 +375,130 @@ func TestWSShutdownTimeout(t *testing.T) {
 		}
 	}
 	waitFor(t, "the connection to end", func() bool { return s.openWS() == 0 })
+}
+
+// rawWS upgrades a bare connection to url, sending after in the same write
+// as the request, and returns the connection and a reader of the server's
+// frames; the cleanup closes it.
+func rawWS(t *testing.T, url string, after []byte) (net.Conn, *wsframe.Reader) {
+	t.Helper()
+	nc, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(testTimeout))
+	req := "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+	if _, err := nc.Write(append([]byte(req), after...)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("handshake: %v, %v", resp, err)
+	}
+	rd := new(wsframe.Reader)
+	rd.Reset(br, wsframe.Client, 0)
+	return nc, rd
+}
+
+// clientFrame appends a client's (masked) frame.
+func clientFrame(dst []byte, op wsframe.Opcode, fin bool, payload string) []byte {
+	m := wsframe.MaskWith(0x1a2b3c4d)
+	dst = wsframe.AppendHeader(dst, op, fin, len(payload), m)
+	start := len(dst)
+	dst = append(dst, payload...)
+	m.Apply(dst[start:])
+	return dst
+}
+
+// serverFrames reads frames until the connection ends and returns them as
+// "op:payload" (a close frame as "close:CODE").
+func serverFrames(rd *wsframe.Reader) []string {
+	var got []string
+	for {
+		op, p, err := rd.Next()
+		switch {
+		case err != nil:
+			return got
+		case op == wsframe.OpClose:
+			code, _ := wsframe.ParseClose(p)
+			got = append(got, "close:"+fmt.Sprint(code))
+		case op == wsframe.OpPong:
+			got = append(got, "pong:"+string(p))
+		default:
+			got = append(got, "text:"+string(p))
+		}
+	}
+}
+
+// TestWSFragments: frames sent in the same write as the upgrade request
+// (buffered by fasthttp) are read; a message in fragments is joined, a ping
+// between them answered.
+func TestWSFragments(t *testing.T) {
+	_, url := startWS(t, nil)
+	var b []byte
+	b = clientFrame(b, wsframe.OpText, false, wsSubtract[:20])
+	b = clientFrame(b, wsframe.OpPing, true, "p")
+	b = clientFrame(b, wsframe.OpContinuation, false, wsSubtract[20:40])
+	b = clientFrame(b, wsframe.OpPong, true, "")
+	b = clientFrame(b, wsframe.OpContinuation, true, wsSubtract[40:])
+	nc, rd := rawWS(t, url, b)
+	if op, p, err := rd.Next(); op != wsframe.OpPong || string(p) != "p" || err != nil {
+		t.Fatalf("got %v %q %v, want the pong", op, p, err)
+	}
+	if op, p, err := rd.Next(); op != wsframe.OpText || err != nil {
+		t.Fatalf("got %v %q %v, want the response", op, p, err)
+	} else {
+		expectResult(t, p, "1", "19")
+	}
+	nc.Write(wsframe.AppendClose(nil, wsframe.CloseNormal, "", wsframe.MaskWith(3)))
+	if got := serverFrames(rd); strings.Join(got, "|") != "close:1000" {
+		t.Errorf("after the close: %q", got)
+	}
+}
+
+// TestWSFrames: a close frame is echoed with its code and ends the
+// connection; broken frames get 1002 and a message over the limit 1009.
+func TestWSFrames(t *testing.T) {
+	_, url := startWS(t, &Options{MaxMessage: 1024})
+	f := func(name string, frames []byte, want ...string) {
+		t.Helper()
+		_, rd := rawWS(t, url, frames)
+		if got := serverFrames(rd); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: the server sent %q, want %q", name, got, want)
+		}
+	}
+	f("close", wsframe.AppendClose(nil, 4000, "done", wsframe.MaskWith(9)), "close:4000")
+	f("no status", clientFrame(nil, wsframe.OpClose, true, ""), "close:1005")
+	f("unmasked", wsframe.AppendFrame(nil, wsframe.OpText, []byte(wsSubtract), wsframe.Mask{}), "close:1002")
+	f("reserved bits", []byte{0xc1, 0x80, 0, 0, 0, 0}, "close:1002")
+	f("too large", clientFrame(nil, wsframe.OpText, true, strings.Repeat(" ", 1025)), "close:1009")
+	f("too large joined", append(clientFrame(nil, wsframe.OpText, false, strings.Repeat(" ", 1000)),
+		clientFrame(nil, wsframe.OpContinuation, true, strings.Repeat(" ", 25))...), "close:1009")
+}
+
+// TestWSShutdownSilentClient: a client that never answers the close frame
+// of Shutdown is disconnected after wsCloseWait, not when Shutdown's
+// context ends.
+func TestWSShutdownSilentClient(t *testing.T) {
+	s, url := startWS(t, nil)
+	nc, _ := rawWS(t, url, nil)
+	waitFor(t, "the connection to open", func() bool { return s.openWS() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > wsCloseWait+time.Second {
+		t.Errorf("Shutdown took %v", d)
+	}
+	nc.SetReadDeadline(time.Now().Add(testTimeout))
+	rd := new(wsframe.Reader)
+	rd.Reset(nc, wsframe.Client, 0)
+	if got := serverFrames(rd); strings.Join(got, "|") != "close:1001" {
+		t.Errorf("the server sent %q, want close 1001", got)
+	}
 }

@@ -2,19 +2,19 @@ package netserver
 
 // NOTE: the WebSocket writer. One goroutine per connection (writeLoop)
 // takes every response queued since its last write and writes them as text
-// frames in one write: the frames are built here (server frames are not
-// masked) rather than through the websocket package, whose writers send
-// each message with a write of its own, so pipelined calls share system
-// calls as on TCP. The package still writes its control frames (pong, close,
-// our pings) from other goroutines; httpConn serialises whole writes, and
-// each of ours and each of its frames is one write, so frames never
-// interleave.
+// frames in one write (in writeChunk pieces): the frames are built here
+// with wsframe (server frames are not masked), so pipelined calls share
+// system calls as on TCP. The writer also sends the pings and the close
+// frame of Shutdown. The reader writes its own control frames (pongs, the
+// close echo, 1009 and 1002) with writeControl. Both hold wmu for the whole
+// of what they write, so a control frame never falls between the pieces of
+// a long data frame; closeSent makes sure nothing follows a close frame.
 
 import (
-	"encoding/binary"
+	"net"
 	"time"
 
-	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/internal/wsframe"
 	"github.com/jetrpc/jetrpc/pool"
 )
 
@@ -52,7 +52,8 @@ func (c *wsConn) writeLoop() {
 		case <-c.wake:
 		case <-c.rdone:
 		case <-tick.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, c.deadline()); err != nil {
+			c.wbuf = wsframe.AppendFrame(c.wbuf, wsframe.OpPing, nil, wsframe.Mask{})
+			if err := c.flushFrames(); err != nil {
 				c.fail(err)
 				return
 			}
@@ -67,7 +68,7 @@ func (c *wsConn) writeBatch(bs []*pool.Buffer) error {
 	n := 0
 	for _, b := range bs {
 		if err == nil {
-			c.wbuf = appendWSFrame(c.wbuf, b.B)
+			c.wbuf = wsframe.AppendFrame(c.wbuf, wsframe.OpText, b.B, wsframe.Mask{})
 			if len(c.wbuf) >= writeChunk {
 				err = c.flushFrames()
 			}
@@ -85,25 +86,17 @@ func (c *wsConn) writeBatch(bs []*pool.Buffer) error {
 	return err
 }
 
-// appendWSFrame appends msg as one unmasked text frame (RFC 6455 5.2).
-func appendWSFrame(dst, msg []byte) []byte {
-	const finText = 0x81
-	switch n := len(msg); {
-	case n < 126:
-		dst = append(dst, finText, byte(n))
-	case n < 1<<16:
-		dst = binary.BigEndian.AppendUint16(append(dst, finText, 126), uint16(n))
-	default:
-		dst = binary.BigEndian.AppendUint64(append(dst, finText, 127), uint64(n))
-	}
-	return append(dst, msg...)
-}
-
 // flushFrames writes c.wbuf in chunks, each of which must make progress
-// within WriteTimeout, and empties it.
+// within WriteTimeout, and empties it. After a close frame it writes
+// nothing.
 func (c *wsConn) flushFrames() error {
-	nc := c.ws.NetConn()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	nc := c.nc
 	b := c.wbuf
+	if c.closeSent.Load() {
+		b = nil
+	}
 	for len(b) > 0 {
 		k := min(len(b), writeChunk)
 		if err := nc.SetWriteDeadline(c.deadline()); err != nil {
@@ -129,20 +122,51 @@ func (c *wsConn) deadline() time.Time {
 	return time.Now().Add(c.cfg.writeTimeout)
 }
 
+// writeControl writes b, whole control frames, by the deadline dl, unless
+// a close frame has been sent.
+func (c *wsConn) writeControl(b []byte, dl time.Time) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closeSent.Load() {
+		return nil
+	}
+	if err := c.nc.SetWriteDeadline(dl); err != nil {
+		return err
+	}
+	_, err := c.nc.Write(b)
+	return err
+}
+
+// writeClose sends a close frame with code and reason, unless one was
+// sent, and reports whether it did. Whoever sends it, nothing follows.
+func (c *wsConn) writeClose(code int, reason string) bool {
+	frame := wsframe.AppendClose(nil, code, reason, wsframe.Mask{})
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closeSent.Swap(true) {
+		return false
+	}
+	if c.nc.SetWriteDeadline(time.Now().Add(wsCloseWait)) != nil {
+		return false
+	}
+	_, err := c.nc.Write(frame)
+	return err == nil
+}
+
 // fail drops the connection after a write error (a stuck client).
 func (c *wsConn) fail(err error) {
-	c.cfg.log.Info("netserver: dropping websocket connection", "remote", c.ws.RemoteAddr(), "err", err)
+	c.cfg.log.Info("netserver: dropping websocket connection", "remote", c.nc.RemoteAddr(), "err", err)
 	c.mu.Lock()
 	c.dead = true
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	c.ws.NetConn().Close() // unblocks the reader
+	c.closeNet() // unblocks the reader
 }
 
-// sendClose sends close 1001 and gives the peer wsCloseWait to answer.
+// sendClose sends close 1001 and gives the peer wsCloseWait to answer,
+// then closes the connection.
 func (c *wsConn) sendClose() {
-	msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down")
-	if c.ws.WriteControl(websocket.CloseMessage, msg, c.deadline()) == nil {
+	if c.writeClose(wsframe.CloseGoingAway, "server shutting down") {
 		t := time.NewTimer(wsCloseWait)
 		defer t.Stop()
 		select {
@@ -151,5 +175,16 @@ func (c *wsConn) sendClose() {
 		case <-t.C:
 		}
 	}
-	c.ws.NetConn().Close()
+	c.closeNet()
+}
+
+// closeNet closes the connection under fasthttp's hijacked one, whose
+// Close does nothing (fasthttp closes the connection when the hijack
+// handler returns, which waits for the reader): this unblocks the reader.
+func (c *wsConn) closeNet() {
+	nc := c.nc
+	if u, ok := nc.(interface{ UnsafeConn() net.Conn }); ok {
+		nc = u.UnsafeConn()
+	}
+	nc.Close()
 }

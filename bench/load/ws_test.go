@@ -20,6 +20,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/wsframe"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -199,8 +200,8 @@ func TestWSAfterHandshake(t *testing.T) {
 		h := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
 		out := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
 			base64.StdEncoding.EncodeToString(h[:]) + "\r\n\r\n")
-		out = serverFrame(out, wsText, true, []byte("hello"))
-		out = serverFrame(out, wsText, true, []byte("world"))
+		out = wsframe.AppendFrame(out, wsframe.OpText, []byte("hello"), wsframe.Mask{})
+		out = wsframe.AppendFrame(out, wsframe.OpText, []byte("world"), wsframe.Mask{})
 		c.Write(out)
 		io.Copy(io.Discard, c) // until the client closes
 	}()
@@ -211,127 +212,99 @@ func TestWSAfterHandshake(t *testing.T) {
 	defer c.nc.Close()
 	c.nc.SetDeadline(time.Now().Add(5 * time.Second))
 	for _, want := range []string{"hello", "world"} {
-		if msg, err := c.rd.Next(); err != nil || string(msg) != want {
+		if _, msg, err := c.rd.Next(); err != nil || string(msg) != want {
 			t.Errorf("got %q, %v; want %q", msg, err, want)
 		}
 	}
 }
 
 // serverFrame appends an unmasked frame, as a server sends it.
-func serverFrame(dst []byte, op byte, fin bool, payload []byte) []byte {
-	b0 := op
-	if fin {
-		b0 |= wsFin
-	}
-	switch n := len(payload); {
-	case n <= 125:
-		dst = append(dst, b0, byte(n))
-	case n <= 0xffff:
-		dst = append(dst, b0, 126, byte(n>>8), byte(n))
-	default:
-		dst = append(dst, b0, 127)
-		dst = binary.BigEndian.AppendUint64(dst, uint64(n))
-	}
-	return append(dst, payload...)
+func serverFrame(dst []byte, op wsframe.Opcode, fin bool, payload []byte) []byte {
+	return append(wsframe.AppendHeader(dst, op, fin, len(payload), wsframe.Mask{}), payload...)
 }
 
-// TestWSReader: messages, fragments, control frames and broken streams, read
-// whole and one byte at a time.
-func TestWSReader(t *testing.T) {
-	big := bytes.Repeat([]byte("x"), 70000)
-	mid := bytes.Repeat([]byte("y"), 300)
+// TestWSAnswer: the answers among the server's control frames: pings owe
+// pongs, pongs are dropped, a close ends the stream, an answer over the
+// limit is an error; read whole and one byte at a time. (The frames
+// themselves are wsframe's to check.)
+func TestWSAnswer(t *testing.T) {
 	f := func(name string, stream []byte, want []string, wantErr error, wantPong []byte) {
 		t.Helper()
 		for _, one := range []bool{false, true} {
-			var rd wsReader
 			var src io.Reader = bytes.NewReader(stream)
 			if one {
 				src = iotest.OneByteReader(src)
 			}
-			rd.reset(src, nil, 100000)
+			c := &wsConn{}
+			c.rd.Reset(src, wsframe.Client, 1000)
 			var got []string
 			var err error
 			for {
 				var msg []byte
-				if msg, err = rd.Next(); err != nil {
+				if msg, _, err = c.answer(true); err != nil {
 					break
 				}
 				got = append(got, string(msg))
 			}
-			if strings.Join(got, "|") != strings.Join(want, "|") || !errors.Is(err, wantErr) {
-				t.Errorf("%s (one byte reads %v): got %d messages %.40q, err %v; want %.40q, %v", name, one, len(got), got, err, want, wantErr)
+			if strings.Join(got, "|") != strings.Join(want, "|") || !sameWSErr(err, wantErr) {
+				t.Errorf("%s (one byte reads %v): got %q, err %v; want %q, %v", name, one, got, err, want, wantErr)
 			}
-			if pong := unmaskFrames(t, rd.pong); !bytes.Equal(pong, wantPong) {
+			if pong := unmaskFrames(t, c.pong); !bytes.Equal(pong, wantPong) {
 				t.Errorf("%s: pong %q, want %q", name, pong, wantPong)
 			}
 		}
 	}
 	frames := func(fs ...[]byte) []byte { return bytes.Join(fs, nil) }
-	text := func(s string) []byte { return serverFrame(nil, wsText, true, []byte(s)) }
+	text := func(s string) []byte { return serverFrame(nil, wsframe.OpText, true, []byte(s)) }
+	ping := func(s string) []byte { return serverFrame(nil, wsframe.OpPing, true, []byte(s)) }
 	f("two", frames(text("a"), text(`{"x":1}`)), []string{"a", `{"x":1}`}, io.EOF, nil)
-	f("lengths", frames(text(string(mid)), serverFrame(nil, wsBinary, true, big), text("")), []string{string(mid), string(big), ""}, io.EOF, nil)
-	f("fragments", frames(serverFrame(nil, wsText, false, []byte("ab")), serverFrame(nil, wsPing, true, []byte("p")),
-		serverFrame(nil, wsCont, false, []byte("cd")), serverFrame(nil, wsPong, true, nil), serverFrame(nil, wsCont, true, []byte("e")), text("f")),
-		[]string{"abcde", "f"}, io.EOF, []byte("p"))
-	f("close", frames(text("a"), serverFrame(nil, wsClose, true, []byte{3, 232}), text("b")), []string{"a"}, errWSClosed, nil)
-	f("masked", frames(text("a"), appendWSFrame(nil, wsText, []byte("b"))), []string{"a"}, errWSMasked, nil)
-	f("reserved", frames(text("a"), []byte{wsFin | 0x40 | wsText, 0}), []string{"a"}, errWSReserved, nil)
-	f("opcode", []byte{wsFin | 0x3, 0}, nil, errWSOpcode, nil)
-	f("long ping", serverFrame(nil, wsPing, true, mid), nil, errWSControl, nil)
-	f("stray continuation", serverFrame(nil, wsCont, true, []byte("a")), nil, errWSFragment, nil)
-	f("text in fragments", frames(serverFrame(nil, wsText, false, []byte("a")), text("b")), nil, errWSFragment, nil)
-	f("too large", frames(text("a"), serverFrame(nil, wsBinary, true, make([]byte, 100001))), []string{"a"}, errWSTooLarge, nil)
-	f("truncated", text("abc")[:3], nil, io.EOF, nil)
+	f("control frames", frames(serverFrame(nil, wsframe.OpText, false, []byte("ab")), ping("p"),
+		serverFrame(nil, wsframe.OpPong, true, nil), serverFrame(nil, wsframe.OpContinuation, true, []byte("c")), ping("q"), text("d")),
+		[]string{"abc", "d"}, io.EOF, []byte("pq"))
+	f("close", frames(text("a"), wsframe.AppendClose(nil, 1001, "", wsframe.Mask{}), text("b")), []string{"a"}, errWSClosed, nil)
+	f("masked", frames(text("a"), wsframe.AppendFrame(nil, wsframe.OpText, []byte("b"), mask())), []string{"a"}, wsframe.ErrMasked, nil)
+	f("too large", frames(text("a"), text(strings.Repeat("x", 1001))), []string{"a"}, &wsframe.TooLargeError{Limit: 1000}, nil)
+	f("truncated", text("abc")[:3], nil, io.ErrUnexpectedEOF, nil)
+
+	// Without wait, only what is buffered.
+	c := &wsConn{}
+	c.rd.Reset(bytes.NewReader(frames(text("a"), ping("p"))), wsframe.Client, 1000)
+	if msg, ok, err := c.answer(false); ok || err != nil {
+		t.Errorf("nothing read yet: %q, %v, %v", msg, ok, err)
+	}
+	if msg, ok, err := c.answer(true); string(msg) != "a" || !ok || err != nil {
+		t.Errorf("waiting: %q, %v, %v", msg, ok, err)
+	}
+	if msg, ok, err := c.answer(false); ok || err != nil || len(c.pong) == 0 {
+		t.Errorf("a ping buffered: %q, %v, %v, pong % x", msg, ok, err, c.pong)
+	}
 }
 
-// unmaskFrames returns the payloads of client frames, unmasked.
+// sameWSErr reports whether err is want, or like it when it is a
+// *wsframe.TooLargeError.
+func sameWSErr(err, want error) bool {
+	var got, tl *wsframe.TooLargeError
+	if errors.As(want, &tl) {
+		return errors.As(err, &got) && *got == *tl
+	}
+	return errors.Is(err, want)
+}
+
+// unmaskFrames returns the payloads of short client frames, unmasked.
 func unmaskFrames(t *testing.T, b []byte) []byte {
 	t.Helper()
 	var out []byte
 	for len(b) > 0 {
-		if b[1]&wsMaskBit == 0 || b[1]&0x7f > 125 {
+		if b[1]&0x80 == 0 || b[1]&0x7f > 125 {
 			t.Fatalf("not a short masked frame: % x", b)
 		}
 		n := int(b[1] & 0x7f)
 		p := bytes.Clone(b[6 : 6+n])
-		maskWS(p, binary.LittleEndian.Uint32(b[2:6]))
+		wsframe.MaskWith(binary.LittleEndian.Uint32(b[2:6])).Apply(p)
 		out = append(out, p...)
 		b = b[6+n:]
 	}
 	return out
-}
-
-// TestWSFrameMask: appendWSFrame's header and masking, for each length
-// encoding, undone byte by byte as RFC 6455 says.
-func TestWSFrameMask(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 8, 9, 125, 126, 65535, 65536} {
-		payload := make([]byte, n)
-		for i := range payload {
-			payload[i] = byte(i*7 + 3)
-		}
-		fr := appendWSFrame([]byte("keep"), wsText, payload)
-		if string(fr[:4]) != "keep" {
-			t.Fatalf("%d: dst overwritten", n)
-		}
-		fr = fr[4:]
-		hdr := 2
-		switch {
-		case n > 0xffff:
-			hdr = 10
-		case n > 125:
-			hdr = 4
-		}
-		if fr[0] != wsFin|wsText || fr[1]&wsMaskBit == 0 || len(fr) != hdr+4+n {
-			t.Fatalf("%d: header % x, length %d", n, fr[:hdr], len(fr))
-		}
-		key, body := fr[hdr:hdr+4], fr[hdr+4:]
-		for i := range body {
-			body[i] ^= key[i%4]
-		}
-		if !bytes.Equal(body, payload) {
-			t.Errorf("%d: payload not restored", n)
-		}
-	}
 }
 
 // TestWSSendCheckAllocs: framing a call, reading its answer's frame and
@@ -340,8 +313,8 @@ func TestWSSendCheckAllocs(t *testing.T) {
 	reqs := wsMix(t, "all")
 	w := newWindow(4, 16)
 	var src replayReader
-	var rd wsReader
-	rd.reset(&src, nil, maxAnswer)
+	c := &wsConn{}
+	c.rd.Reset(&src, wsframe.Client, maxAnswer)
 	msg := make([]byte, 0, 8192)
 	out := make([]byte, 0, 8192)
 	ans := make([]byte, 0, 8192)
@@ -354,13 +327,13 @@ func TestWSSendCheckAllocs(t *testing.T) {
 		allocs := testing.AllocsPerRun(100, func() {
 			id := w.start(req, 1)
 			msg = req.Append(msg[:0], id)
-			out = appendWSFrame(out[:0], wsText, msg)
+			out = wsframe.AppendFrame(out[:0], wsframe.OpText, msg, mask())
 			ans = appendAnswer(ans[:0], req, id)
-			in = serverFrame(in[:0], wsText, true, ans)
+			in = serverFrame(in[:0], wsframe.OpText, true, ans)
 			src.b = in
-			got, err := rd.Next()
-			if err != nil {
-				t.Fatal(err)
+			got, ok, err := c.answer(true)
+			if err != nil || !ok {
+				t.Fatal(ok, err)
 			}
 			w.check(got, 2)
 		})

@@ -1,0 +1,24 @@
+// Package wsframe reads and writes WebSocket frames (RFC 6455 section 5) on
+// a connection whose opening handshake is done, for both sides of it.
+//
+// A Reader hands out whole messages (text or binary, continuation frames
+// joined) and, as results of their own, the control frames (ping, pong,
+// close), whose answer is the caller's: it writes them through its own
+// write path, so that they never interleave with its data frames. The bytes
+// handed out are slices of the Reader's buffer, unmasked in place, valid
+// until the next call; once the buffer has grown to fit the traffic, reading
+// allocates nothing. The Reader enforces the rules a peer must keep: no
+// reserved bits (no extension is ever agreed), known opcodes, short and
+// unfragmented control frames, masking (a client masks every frame, a server
+// none), well-formed close payloads and a message limit (*TooLargeError,
+// answered with close 1009).
+//
+// Writing is append-style: AppendFrame, AppendClose, and AppendHeader with
+// Mask.Apply for a caller that encodes a message straight into its frame.
+//
+// HandshakeConn lets a client take over the connection from an HTTP
+// library after the handshake without losing the bytes the server sent
+// right behind its 101 answer.
+//
+// The package uses the standard library only.
+package wsframe

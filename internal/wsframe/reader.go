@@ -1,0 +1,246 @@
+package wsframe
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+)
+
+// NOTE: how the Reader is organised.
+//
+// All input lives in one buffer: buf[r:w] is read and not yet handed out.
+// step (no I/O) cuts frames out of buf[r:w] until it has something to hand
+// out (a whole message or a control frame), checking each header as soon
+// as it is buffered, before its payload; when it needs more bytes it says
+// how many from r, and fill makes room (reset when empty, compact when the
+// tail is short, grow up to the limit plus a header) and reads once. A
+// message in fragments is joined in frag; every other payload is handed out
+// in place. Ready runs step and keeps what it found for Next.
+
+const (
+	// DefaultMaxMessage is the message limit used when 0 is given.
+	DefaultMaxMessage = 4 << 20
+
+	initialSize   = 4 << 10  // first buffer
+	maxKept       = 64 << 10 // a larger buffer is dropped once empty
+	minRead       = 512      // compact rather than read into a shorter tail
+	maxMaxMessage = math.MaxInt / 4
+	maxEmptyReads = 100
+)
+
+// Role says which end of the connection a Reader serves: it decides the
+// masking rule.
+type Role uint8
+
+const (
+	// Client reads a server's frames, which must not be masked.
+	Client Role = iota
+	// Server reads a client's frames, which must be masked; the Reader
+	// unmasks them in place.
+	Server
+)
+
+// noCopy makes go vet's copylocks check flag copies of a Reader.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// Reader hands out the messages and control frames read from an io.Reader.
+//
+// The zero value is not ready for use: call Reset. A Reader is not safe
+// for concurrent use.
+type Reader struct {
+	noCopy noCopy
+
+	src    io.Reader
+	role   Role
+	max    int
+	buf    []byte // len(buf) == cap(buf)
+	r, w   int
+	rerr   error  // a read error that came with bytes, for the next fill
+	err    error  // sticky: a broken rule or a close frame handed out
+	frag   []byte // the fragments of a message so far
+	fragOp Opcode
+	inFrag bool
+
+	held    bool // what Ready found, for Next
+	heldOp  Opcode
+	heldMsg []byte
+}
+
+// Reset makes rd read frames from src as role, keeping rd's buffers. A
+// message (its fragments joined) over maxMessage bytes is an error; 0 means
+// DefaultMaxMessage.
+func (rd *Reader) Reset(src io.Reader, role Role, maxMessage int) {
+	if maxMessage <= 0 {
+		maxMessage = DefaultMaxMessage
+	}
+	*rd = Reader{src: src, role: role, max: min(maxMessage, maxMaxMessage), buf: rd.buf, frag: rd.frag[:0]}
+}
+
+// Ready reports whether the next call to Next will return without reading
+// from the source: a message, a control frame or an error is buffered.
+func (rd *Reader) Ready() bool {
+	if rd.held {
+		return true
+	}
+	op, msg, want, err := rd.step()
+	switch {
+	case want > 0:
+		return false
+	case err == nil:
+		rd.held, rd.heldOp, rd.heldMsg = true, op, msg
+	}
+	return true
+}
+
+// Next returns the next message or control frame: op is OpText or OpBinary
+// for a whole message (its fragments joined), OpPing, OpPong or OpClose for
+// a control frame, which may come between the fragments of a message. A
+// close frame's payload is checked (see ParseClose); after it Next returns
+// ErrClosed.
+//
+// payload is a slice of the Reader's buffers, unmasked: it is valid until
+// the next call to Next or Ready.
+//
+// Errors: io.EOF when the source ends between messages, io.ErrUnexpectedEOF
+// within one; other errors of the source as they come (after a timeout,
+// Next may be called again). A broken rule (an error wrapping ErrProtocol,
+// or *TooLargeError) is returned by every later call.
+func (rd *Reader) Next() (op Opcode, payload []byte, err error) {
+	if rd.held {
+		op, payload = rd.heldOp, rd.heldMsg
+		rd.held, rd.heldMsg = false, nil
+		return op, payload, nil
+	}
+	for {
+		op, payload, want, err := rd.step()
+		if want == 0 {
+			return op, payload, err
+		}
+		if err := rd.fill(want); err != nil {
+			return 0, nil, rd.end(err)
+		}
+	}
+}
+
+// step cuts frames out of buf[r:w] until it has something to hand out;
+// want > 0 is the number of bytes from r it needs buffered to go on.
+func (rd *Reader) step() (op Opcode, payload []byte, want int, err error) {
+	for rd.err == nil {
+		b := rd.buf[rd.r:rd.w]
+		hdr, n := frameHeader(b)
+		if len(b) < hdr {
+			return 0, nil, hdr, nil
+		}
+		if rd.err = rd.check(b[0], b[1], n); rd.err != nil {
+			break
+		}
+		end := hdr + int(n)
+		if len(b) < end {
+			return 0, nil, end, nil
+		}
+		payload = b[hdr:end:end]
+		if b[1]&maskBit != 0 {
+			maskBytes(payload, binary.LittleEndian.Uint32(b[hdr-4:]))
+		}
+		rd.r += end
+		if op, payload, ok := rd.take(b[0], payload); ok {
+			return op, payload, 0, nil
+		}
+	}
+	return 0, nil, 0, rd.err
+}
+
+// frameHeader returns the length of the header that begins b (the bytes
+// step needs to go on, when b is shorter) and, when b holds it, the length
+// of the payload.
+func frameHeader(b []byte) (hdr int, n uint64) {
+	if len(b) < 2 {
+		return 2, 0
+	}
+	hdr = 2
+	switch b[1] & 0x7f {
+	case 126:
+		hdr = 4
+	case 127:
+		hdr = 10
+	}
+	if b[1]&maskBit != 0 {
+		hdr += 4
+	}
+	if len(b) < hdr {
+		return hdr, 0
+	}
+	switch n = uint64(b[1] & 0x7f); n {
+	case 126:
+		n = uint64(binary.BigEndian.Uint16(b[2:]))
+	case 127:
+		n = binary.BigEndian.Uint64(b[2:])
+	}
+	return hdr, n
+}
+
+// check applies the rules to a frame's header: first byte b0, second b1,
+// payload length n.
+func (rd *Reader) check(b0, b1 byte, n uint64) error {
+	op, fin := Opcode(b0&0x0f), b0&finBit != 0
+	switch {
+	case b0&rsvBits != 0:
+		return ErrReserved
+	case rd.role == Server && b1&maskBit == 0:
+		return ErrUnmasked
+	case rd.role == Client && b1&maskBit != 0:
+		return ErrMasked
+	case n > math.MaxInt64:
+		return ErrLength
+	case op.IsControl():
+		return checkControl(op, fin, n)
+	case op > OpBinary:
+		return ErrOpcode
+	case (op == OpContinuation) != rd.inFrag:
+		return ErrFragment
+	case n > uint64(rd.max) || uint64(len(rd.frag))+n > uint64(rd.max) && rd.inFrag:
+		return &TooLargeError{Limit: rd.max}
+	}
+	return nil
+}
+
+func checkControl(op Opcode, fin bool, n uint64) error {
+	switch {
+	case op > OpPong:
+		return ErrOpcode
+	case !fin || n > MaxControlPayload:
+		return ErrControl
+	}
+	return nil
+}
+
+// take deals with a frame whose header passed check: b0 is its first
+// byte, payload unmasked. ok says whether it has something to hand out.
+func (rd *Reader) take(b0 byte, payload []byte) (op Opcode, msg []byte, ok bool) {
+	op, fin := Opcode(b0&0x0f), b0&finBit != 0
+	switch {
+	case op == OpClose:
+		if rd.err = checkClose(payload); rd.err != nil {
+			return 0, nil, false
+		}
+		rd.err = ErrClosed // handed out now; nothing may follow
+		return op, payload, true
+	case op.IsControl(), op != OpContinuation && fin:
+		return op, payload, true
+	case op != OpContinuation: // the first fragment
+		if cap(rd.frag) > maxKept {
+			rd.frag = nil
+		}
+		rd.frag, rd.fragOp, rd.inFrag = append(rd.frag[:0], payload...), op, true
+		return 0, nil, false
+	}
+	rd.frag = append(rd.frag, payload...)
+	if !fin {
+		return 0, nil, false
+	}
+	rd.inFrag = false
+	return rd.fragOp, rd.frag, true
+}
