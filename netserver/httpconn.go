@@ -73,16 +73,6 @@ type httpConn struct {
 	net.Conn
 	set    *httpConns
 	linger atomic.Bool
-	wmu    sync.Mutex // whole writes do not interleave (see ws_write.go)
-}
-
-// Write writes b whole before any other Write on c begins: on a WebSocket
-// connection the writer's frames and the websocket package's control
-// frames come from different goroutines.
-func (c *httpConn) Write(b []byte) (int, error) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.Conn.Write(b)
 }
 
 // lingerOnClose makes Close drain the input first.
