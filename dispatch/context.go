@@ -7,13 +7,15 @@ import "context"
 // until the handler returns (Done and Err follow the parent).
 type callCtx struct {
 	context.Context
-	meta   []byte
-	method []byte
-	id     []byte
+	meta    []byte
+	method  []byte
+	id      []byte
+	inBatch bool // a batch member: its response belongs in the batch's array
+	replied bool // Peer.Reply sent the response already
 }
 
 // clear drops the request's bytes once the handler has returned.
-func (c *callCtx) clear() { c.meta, c.id, c.method = nil, nil, nil }
+func (c *callCtx) clear() { c.meta, c.id, c.method, c.replied = nil, nil, nil, false }
 
 type ctxKey uint8
 
@@ -21,6 +23,7 @@ const (
 	metaKey ctxKey = iota
 	idKey
 	methodKey
+	callKey // the *callCtx itself (for Peer.Reply)
 )
 
 func (c *callCtx) Value(key any) any {
@@ -32,6 +35,8 @@ func (c *callCtx) Value(key any) any {
 			return c.id
 		case methodKey:
 			return c.method
+		case callKey:
+			return c
 		}
 	}
 	return c.Context.Value(key)

@@ -40,6 +40,10 @@ var (
 	ErrOnReader = errors.New("dispatch: Peer.Call from a handler on the connection's reading goroutine (an Inline method) would deadlock")
 	// ErrPeerParams: params that are neither absent nor an array or object.
 	ErrPeerParams = errors.New("dispatch: peer params must be a JSON array or object")
+	// ErrNoReply: Reply outside a call (a notification, or not a handler's
+	// context), in a batch member (its response belongs in the batch's
+	// array), or a second time.
+	ErrNoReply = errors.New("dispatch: Reply needs the context of a call outside a batch, once")
 )
 
 // SendFunc writes one complete JSON-RPC message to a connection: the
@@ -174,6 +178,32 @@ func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []
 		return dst, err
 	}
 	return res, nil
+}
+
+// Reply sends the response to the call being served (the handler's ctx)
+// now, with result as its raw JSON (empty means null), instead of when the
+// handler returns; what the handler then returns is not sent. Messages the
+// handler sends afterwards follow the response on the wire: a subscription
+// answers its id with Reply and then notifies (go-ethereum's eth_subscribe
+// convention, whose clients drop notifications that come before the id).
+// It fails with ErrNoReply for a notification, a batch member or a second
+// Reply, and with ErrNoPeer where there is no peer (plain HTTP).
+func (p *Peer) Reply(ctx context.Context, result []byte) error {
+	if p == nil {
+		return ErrNoPeer
+	}
+	cc, _ := ctx.Value(callKey).(*callCtx)
+	if cc == nil || cc.id == nil || cc.inBatch || cc.replied {
+		return ErrNoReply
+	}
+	b := pool.GetBuffer()
+	b.B = encode.AppendResult(b.B, cc.id, result)
+	err := p.send(ctx, b.B)
+	pool.PutBuffer(b)
+	if err == nil {
+		cc.replied = true
+	}
+	return err
 }
 
 // peerCall is one pending call to the peer.

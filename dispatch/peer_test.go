@@ -285,3 +285,57 @@ func TestProcessStream(t *testing.T) {
 		}
 	}
 }
+
+// TestPeerReply: a handler answers its call early, then notifies; the
+// engine adds no response of its own, and Reply refuses where the response
+// is not the handler's to send.
+func TestPeerReply(t *testing.T) {
+	fc := newFakeConn()
+	p := dispatch.NewPeer(fc.send, false)
+	replyErrs := make(chan error, 8)
+	e := newDemo(t, nil, dispatch.Method{Name: "sub", Handler: dispatch.HandlerFunc(
+		func(ctx context.Context, _, dst []byte) ([]byte, error) {
+			peer := dispatch.PeerOf(ctx)
+			err := peer.Reply(ctx, []byte(`"0xa"`))
+			replyErrs <- err
+			if err != nil {
+				return append(dst, `"late"`...), nil
+			}
+			replyErrs <- peer.Reply(ctx, []byte(`1`)) // a second time
+			if err := peer.NotifyRaw(ctx, "tick", []byte(`[1]`)); err != nil {
+				return dst, err
+			}
+			return dst, errors.New("ignored: the call was answered")
+		})})
+	ctx := dispatch.WithPeer(context.Background(), p)
+	if out := e.ProcessContext(ctx, nil, []byte(`{"jsonrpc":"2.0","id":5,"method":"sub"}`)); len(out) != 0 {
+		t.Fatalf("the engine answered %s after Reply", out)
+	}
+	want := `{"jsonrpc":"2.0","id":5,"result":"0xa"}|{"jsonrpc":"2.0","method":"tick","params":[1]}`
+	if got := strings.Join(fc.sent, "|"); got != want {
+		t.Errorf("sent %s, want %s", got, want)
+	}
+	if err := <-replyErrs; err != nil {
+		t.Errorf("Reply: %v", err)
+	}
+	if err := <-replyErrs; !errors.Is(err, dispatch.ErrNoReply) {
+		t.Errorf("second Reply: %v, want ErrNoReply", err)
+	}
+	// In a batch the response belongs in the array; a notification has none.
+	out := e.ProcessContext(ctx, nil, []byte(`[{"jsonrpc":"2.0","id":1,"method":"sub"},{"jsonrpc":"2.0","method":"sub"}]`))
+	if string(out) != `[{"jsonrpc":"2.0","id":1,"result":"late"}]` {
+		t.Errorf("batch: %s", out)
+	}
+	for range 2 {
+		if err := <-replyErrs; !errors.Is(err, dispatch.ErrNoReply) {
+			t.Errorf("Reply in a batch or a notification: %v, want ErrNoReply", err)
+		}
+	}
+	// Without a peer (plain HTTP, Process) there is nobody to reply to.
+	if out := e.Process(nil, []byte(`{"jsonrpc":"2.0","id":2,"method":"sub"}`)); string(out) != `{"jsonrpc":"2.0","id":2,"result":"late"}` {
+		t.Errorf("without a peer: %s", out)
+	}
+	if err := <-replyErrs; !errors.Is(err, dispatch.ErrNoPeer) {
+		t.Errorf("Reply without a peer: %v, want ErrNoPeer", err)
+	}
+}

@@ -87,8 +87,11 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
 	out, err := e.invoke(md, cc, m.Params, dst)
+	replied := cc.replied
 	cc.clear()
 	switch {
+	case replied: // the handler sent its response itself (Peer.Reply)
+		return dst[:start]
 	case err != nil:
 		return appendHandlerError(dst[:start], m.ID, err)
 	case len(out) < mark: // the handler returned its own bytes, not dst extended

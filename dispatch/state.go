@@ -96,6 +96,7 @@ func (s *state) setMembers(e *Engine, ctx context.Context, msgs []decode.Message
 		ms[i].m = &msgs[i]
 		ms[i].md = e.lookup(&msgs[i])
 		ms[i].cc.Context = ctx
+		ms[i].cc.inBatch = true
 		ms[i].out = ms[i].out[:0]
 		ms[i].async, ms[i].cut = false, false
 	}

@@ -84,6 +84,20 @@ func checkPeer(t *testing.T, w wire) {
 	}
 	expectResult(t, w.recv(), "1", "3")
 
+	// demo_subscribe: the id first (Peer.Reply), then the notifications.
+	w.send(`{"jsonrpc":"2.0","id":9,"method":"demo_subscribe","params":[2]}`)
+	r := parseMessage(t, w.recv())
+	if string(r.ID) != "9" || len(r.Result) < 4 || r.Result[0] != '"' {
+		t.Fatalf("demo_subscribe answered %+v, want a subscription id first", r)
+	}
+	for i := 1; i <= 2; i++ {
+		m := parseMessage(t, w.recv())
+		want := `{"subscription":` + string(r.Result) + `,"result":` + strconv.Itoa(i) + `}`
+		if m.Method != "demo_subscription" || string(m.Params) != want {
+			t.Fatalf("notification %d: %+v, want params %s", i, m, want)
+		}
+	}
+
 	// callback: the server calls the client and returns its answer.
 	w.send(`{"jsonrpc":"2.0","id":"a","method":"callback","params":["client.double",[21]]}`)
 	req := parseMessage(t, w.recv())

@@ -15,8 +15,10 @@ import (
 // Register registers the demo methods on e: subtract, sum, update,
 // notify_hello, notify_sum, get_data, echo, sleep, fail and panic, and two
 // that talk back to the caller through its connection's dispatch.Peer:
-// subscribe ([n]: n notifications "subscription", then n) and callback
-// ([method, params]: calls method on the caller, returns its result).
+// subscribe ([n]: n notifications "subscription", then n), callback
+// ([method, params]: calls method on the caller, returns its result) and
+// demo_subscribe / demo_unsubscribe (go-ethereum's subscription convention:
+// the id first, then n notifications "demo_subscription").
 func Register(e *dispatch.Engine) error {
 	methods := []dispatch.Method{
 		{Name: "subtract", Handler: dispatch.HandlerFunc(subtract), Inline: true},
@@ -31,6 +33,8 @@ func Register(e *dispatch.Engine) error {
 		{Name: "panic", Handler: dispatch.HandlerFunc(panicking), Inline: true},
 		{Name: "subscribe", Handler: dispatch.HandlerFunc(subscribe)},
 		{Name: "callback", Handler: dispatch.HandlerFunc(callback)},
+		{Name: "demo_subscribe", Handler: dispatch.HandlerFunc(demoSubscribe)},
+		{Name: "demo_unsubscribe", Handler: dispatch.HandlerFunc(demoUnsubscribe), Inline: true},
 	}
 	for _, m := range methods {
 		if err := e.RegisterMethod(m); err != nil {

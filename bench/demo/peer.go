@@ -2,7 +2,9 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
@@ -97,4 +99,46 @@ func callbackParams(params []byte) (method string, args []byte, ok bool) {
 		return "", nil, false
 	}
 	return string(name), args, true
+}
+
+// subIDs numbers demo_subscribe's subscriptions.
+var subIDs atomic.Uint64
+
+// demoSubscribe: [n] -> answers a subscription id ("0x1", "0x2", ...) at
+// once, then sends n notifications "demo_subscription" with params
+// {"subscription":id,"result":i}, i = 1..n: go-ethereum's subscription
+// convention (its client's Subscribe(ctx, "demo", ch, n) receives 1..n).
+func demoSubscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var it decode.Iter
+	if !it.Reset(params) || !it.Next() || it.IsObject() {
+		return dst, errSubscribe
+	}
+	n, err := decode.ParseInt(it.Value())
+	if err != nil || n < 0 || n > MaxSubscribe || it.Next() {
+		return dst, errSubscribe
+	}
+	peer := dispatch.PeerOf(ctx)
+	var idb [24]byte
+	id := strconv.AppendUint(append(idb[:0], `"0x`...), subIDs.Add(1), 16)
+	id = append(id, '"')
+	if err := peer.Reply(ctx, id); err != nil {
+		if errors.Is(err, dispatch.ErrNoPeer) {
+			return dst, errNoPeer
+		}
+		return dst, err
+	}
+	var b []byte
+	for i := int64(1); i <= n; i++ {
+		b = append(append(b[:0], `{"subscription":`...), id...)
+		b = strconv.AppendInt(append(b, `,"result":`...), i, 10)
+		if err := peer.NotifyRaw(ctx, "demo_subscription", append(b, '}')); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil // answered already
+}
+
+// demoUnsubscribe: [id] -> true (the demo's subscriptions end by themselves).
+func demoUnsubscribe(_ context.Context, _, dst []byte) ([]byte, error) {
+	return append(dst, "true"...), nil
 }

@@ -38,6 +38,7 @@ func TestGethWebsocket(t *testing.T) {
 	t.Run("concurrent", func(t *testing.T) { testWSConcurrent(t, c) })
 	t.Run("cancel", func(t *testing.T) { testWSCancel(t, c) })
 	t.Run("large", func(t *testing.T) { testWSLarge(t, c) })
+	t.Run("subscribe", func(t *testing.T) { testWSSubscribe(t, c) })
 	// The shared suite of geth_test.go.
 	t.Run("calls", func(t *testing.T) { testCalls(t, c) })
 	t.Run("errors", func(t *testing.T) { testErrors(t, c) })
@@ -172,4 +173,43 @@ func testWSLarge(t *testing.T, c *rpc.Client) {
 	if len(got) != 1 || got[0] != big {
 		t.Errorf("echo of %d bytes: got %d strings", len(big), len(got))
 	}
+}
+
+// testWSSubscribe uses go-ethereum's own subscription API: Subscribe(ctx,
+// "demo", ch, n) calls demo_subscribe [n], takes the id it answers first and
+// then delivers the "demo_subscription" notifications carrying that id to
+// ch. The server's handler answers with Peer.Reply before it notifies, so
+// none arrives before the id (geth drops those). Two subscriptions run at
+// once on the one connection; Unsubscribe calls demo_unsubscribe.
+func testWSSubscribe(t *testing.T, c *rpc.Client) {
+	const n = 50
+	type sub struct {
+		ch  chan int
+		sub *rpc.ClientSubscription
+	}
+	var subs []sub
+	for range 2 {
+		ch := make(chan int, n)
+		s, err := c.Subscribe(ctx(t), "demo", ch, n)
+		if err != nil {
+			t.Fatalf("Subscribe: %v", err)
+		}
+		subs = append(subs, sub{ch, s})
+	}
+	for i, s := range subs {
+		for want := 1; want <= n; want++ {
+			select {
+			case got := <-s.ch:
+				if got != want {
+					t.Fatalf("subscription %d: got %d, want %d (in order)", i, got, want)
+				}
+			case err := <-s.sub.Err():
+				t.Fatalf("subscription %d failed after %d values: %v", i, want-1, err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("subscription %d: value %d did not arrive", i, want)
+			}
+		}
+		s.sub.Unsubscribe()
+	}
+	equal(t, "subtract after subscriptions", call[int](t, c, "subtract", 5, 3), 2)
 }
