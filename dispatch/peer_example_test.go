@@ -57,3 +57,36 @@ func ExamplePeerOf() {
 	// progress 2/2
 	// build: true <nil>
 }
+
+// A subscription in go-ethereum's style: the handler answers the id first
+// with Reply, then notifies; here the connection is a function that prints
+// what would be written (a server transport creates the Peer).
+func ExamplePeer_Reply() {
+	e := dispatch.New(nil)
+	defer e.Close()
+	_ = e.Register("demo_subscribe", dispatch.HandlerFunc(func(ctx context.Context, _, dst []byte) ([]byte, error) {
+		peer := dispatch.PeerOf(ctx)
+		if err := peer.Reply(ctx, []byte(`"0x1"`)); err != nil {
+			return dst, err
+		}
+		for i := 1; i <= 2; i++ {
+			params := `{"subscription":"0x1","result":` + strconv.Itoa(i) + `}`
+			if err := peer.NotifyRaw(ctx, "demo_subscription", []byte(params)); err != nil {
+				return dst, err
+			}
+		}
+		return dst, nil // answered already: the engine adds nothing
+	}))
+	conn := dispatch.NewPeer(func(_ context.Context, msg []byte) error {
+		fmt.Println(string(msg))
+		return nil
+	}, false)
+	ctx := dispatch.WithPeer(context.Background(), conn)
+	out := e.ProcessContext(ctx, nil, []byte(`{"jsonrpc":"2.0","id":7,"method":"demo_subscribe"}`))
+	fmt.Printf("response left for the transport: %q\n", out)
+	// Output:
+	// {"jsonrpc":"2.0","id":7,"result":"0x1"}
+	// {"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":1}}
+	// {"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":2}}
+	// response left for the transport: ""
+}
