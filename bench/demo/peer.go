@@ -33,13 +33,8 @@ var (
 // with params {"subscription":<this call's id>,"result":i} for i = 1..n to
 // the caller, then returns n.
 func subscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var it decode.Iter
-	if !it.Reset(params) || !it.Next() || it.IsObject() && !decode.KeyEquals(it.Key(), "count") {
-		return dst, errSubscribe
-	}
-	raw := it.Value()
-	n, err := decode.ParseInt(raw)
-	if err != nil || n < 0 || n > MaxSubscribe || it.Next() {
+	n, ok := subscribeCount(params)
+	if !ok {
 		return dst, errSubscribe
 	}
 	peer := dispatch.PeerOf(ctx)
@@ -50,15 +45,37 @@ func subscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
 	if id == nil {
 		id = []byte("null")
 	}
+	if err := notifyN(ctx, peer, "subscription", id, n); err != nil {
+		return dst, err
+	}
+	return strconv.AppendInt(dst, n, 10), nil
+}
+
+// subscribeCount reads [n] or {"count":n}, n from 0 to MaxSubscribe.
+func subscribeCount(params []byte) (int64, bool) {
+	var it decode.Iter
+	if !it.Reset(params) || !it.Next() || it.IsObject() && !decode.KeyEquals(it.Key(), "count") {
+		return 0, false
+	}
+	n, err := decode.ParseInt(it.Value())
+	if err != nil || n < 0 || n > MaxSubscribe || it.Next() {
+		return 0, false
+	}
+	return n, true
+}
+
+// notifyN sends n notifications method {"subscription":id,"result":i},
+// i = 1..n, to peer.
+func notifyN(ctx context.Context, peer *dispatch.Peer, method string, id []byte, n int64) error {
 	var b []byte
 	for i := int64(1); i <= n; i++ {
 		b = append(append(b[:0], `{"subscription":`...), id...)
 		b = strconv.AppendInt(append(b, `,"result":`...), i, 10)
-		if err := peer.NotifyRaw(ctx, "subscription", append(b, '}')); err != nil {
-			return dst, err
+		if err := peer.NotifyRaw(ctx, method, append(b, '}')); err != nil {
+			return err
 		}
 	}
-	return strconv.AppendInt(dst, n, 10), nil
+	return nil
 }
 
 // callback: [method, params] or {"method":m,"params":p} -> calls method on
@@ -104,17 +121,13 @@ func callbackParams(params []byte) (method string, args []byte, ok bool) {
 // subIDs numbers demo_subscribe's subscriptions.
 var subIDs atomic.Uint64
 
-// demoSubscribe: [n] -> answers a subscription id ("0x1", "0x2", ...) at
+// demoSubscribe: [n] (or {"count":n}) -> answers a subscription id ("0x1", "0x2", ...) at
 // once, then sends n notifications "demo_subscription" with params
 // {"subscription":id,"result":i}, i = 1..n: go-ethereum's subscription
 // convention (its client's Subscribe(ctx, "demo", ch, n) receives 1..n).
 func demoSubscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var it decode.Iter
-	if !it.Reset(params) || !it.Next() || it.IsObject() {
-		return dst, errSubscribe
-	}
-	n, err := decode.ParseInt(it.Value())
-	if err != nil || n < 0 || n > MaxSubscribe || it.Next() {
+	n, ok := subscribeCount(params)
+	if !ok {
 		return dst, errSubscribe
 	}
 	peer := dispatch.PeerOf(ctx)
@@ -127,15 +140,7 @@ func demoSubscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
 		}
 		return dst, err
 	}
-	var b []byte
-	for i := int64(1); i <= n; i++ {
-		b = append(append(b[:0], `{"subscription":`...), id...)
-		b = strconv.AppendInt(append(b, `,"result":`...), i, 10)
-		if err := peer.NotifyRaw(ctx, "demo_subscription", append(b, '}')); err != nil {
-			return dst, err
-		}
-	}
-	return dst, nil // answered already
+	return dst, notifyN(ctx, peer, "demo_subscription", id, n) // answered already
 }
 
 // demoUnsubscribe: [id] -> true (the demo's subscriptions end by themselves).
