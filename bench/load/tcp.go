@@ -32,73 +32,48 @@ func (r *run) dialTCP(ctx context.Context) ([]func(context.Context, *window) err
 			defer c.Close()
 			stop := context.AfterFunc(ctx, func() { c.Close() })
 			defer stop()
-			return r.tcpLoop(c, w)
+			return r.pipeLoop(newTCPConn(c, r.cfg.Framing), w)
 		}
 	}
 	return workers, nil
 }
 
-// tcpLoop fills the window, writes the calls in one write, reads every
-// answer that has arrived (at least one), and again, until the bound is hit
-// and nothing is in flight, or the connection fails. When no answer comes
-// for Timeout, the calls in flight are given up (Unanswered) and it goes on.
-func (r *run) tcpLoop(c net.Conn, w *window) error {
-	kind, p := r.cfg.Framing, r.cfg.Pipeline
-	fr := frame.NewReader(c, kind, maxAnswer)
-	out := make([]byte, 0, 64<<10)
-	stopped := false
-	for {
-		now := r.now()
-		notes := 0
-		for !stopped && w.inflight() < p && notes < p { // at most p notifications a burst
-			req := r.claim(w, now)
-			if req == nil {
-				stopped = true
-				break
-			}
-			var mark int
-			out, mark = frame.BeginFrame(out, kind)
-			if req.Holes() == 0 {
-				out = req.Append(out, 0)
-				notes++
-			} else {
-				out = req.Append(out, w.start(req, now))
-			}
-			out = frame.EndFrame(out, kind, mark)
-			w.counts.Sent++
-		}
-		if err := c.SetDeadline(time.Now().Add(r.cfg.Timeout)); err != nil {
-			return err
-		}
-		if len(out) > 0 {
-			if _, err := c.Write(out); err != nil {
-				return err
-			}
-			w.counts.BytesOut += int64(len(out))
-			out = out[:0]
-		}
-		if notes > 0 {
-			w.counts.Notifications += int64(notes)
-			w.last = r.now()
-			r.progress(int64(notes))
-		}
-		if w.inflight() == 0 {
-			if stopped {
-				return nil
-			}
-			continue
-		}
-		if err := r.readAnswers(fr, w); err != nil {
-			if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-				return err
-			}
-			w.finish() // silent for Timeout: give up on the calls in flight
-		}
+// tcpConn is one TCP connection of a run (a pipe).
+type tcpConn struct {
+	c    net.Conn
+	kind frame.Kind
+	fr   *frame.Reader
+	out  []byte
+}
+
+func newTCPConn(c net.Conn, kind frame.Kind) *tcpConn {
+	return &tcpConn{c: c, kind: kind, fr: frame.NewReader(c, kind, maxAnswer), out: make([]byte, 0, 64<<10)}
+}
+
+func (t *tcpConn) add(req *Request, id uint64) int {
+	b, mark := frame.BeginFrame(t.out, t.kind)
+	start := len(b)
+	b = req.Append(b, id)
+	n := len(b) - start
+	t.out = frame.EndFrame(b, t.kind, mark)
+	return n
+}
+
+func (t *tcpConn) flush(timeout time.Duration) error {
+	if err := t.c.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return err
 	}
+	if len(t.out) == 0 {
+		return nil
+	}
+	_, err := t.c.Write(t.out)
+	t.out = t.out[:0]
+	return err
 }
 
 // readAnswers reads one answer, then every whole one already buffered.
-func (r *run) readAnswers(fr *frame.Reader, w *window) error {
+func (t *tcpConn) readAnswers(r *run, w *window) error {
+	fr := t.fr
 	settled := w.counts.OK + w.counts.Errors
 	for {
 		f, err := fr.Next()

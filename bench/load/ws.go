@@ -72,7 +72,7 @@ func (r *run) dialWS(ctx context.Context) ([]func(context.Context, *window) erro
 		workers[i] = func(ctx context.Context, w *window) error {
 			stop := context.AfterFunc(ctx, func() { c.nc.Close() })
 			defer stop()
-			err := r.wsLoop(c, w)
+			err := r.pipeLoop(c, w)
 			c.close(err == nil)
 			return err
 		}
@@ -139,66 +139,29 @@ func (c *wsConn) close(graceful bool) {
 	}
 }
 
-// wsLoop is tcpLoop over WebSocket: fill the window, write the calls' frames
-// (and any pongs owed) in one write, read every answer that has arrived (at
-// least one), and again, until the bound is hit and nothing is in flight, or
-// the connection fails. When no answer comes for Timeout, the calls in flight
-// are given up (Unanswered) and it goes on.
-func (r *run) wsLoop(c *wsConn, w *window) error {
-	p := r.cfg.Pipeline
-	stopped := false
-	for {
-		now := r.now()
-		notes := 0
-		for !stopped && w.inflight() < p && notes < p { // at most p notifications a burst
-			req := r.claim(w, now)
-			if req == nil {
-				stopped = true
-				break
-			}
-			if req.Holes() == 0 {
-				c.msg = req.Append(c.msg[:0], 0)
-				notes++
-			} else {
-				c.msg = req.Append(c.msg[:0], w.start(req, now))
-			}
-			c.out = wsframe.AppendFrame(c.out, wsframe.OpText, c.msg, mask())
-			w.counts.Sent++
-			w.counts.BytesOut += int64(len(c.msg))
-		}
-		c.out = append(c.out, c.pong...)
-		c.pong = c.pong[:0]
-		if err := c.nc.SetDeadline(time.Now().Add(r.cfg.Timeout)); err != nil {
-			return err
-		}
-		if len(c.out) > 0 {
-			if _, err := c.nc.Write(c.out); err != nil {
-				return err
-			}
-			c.out = c.out[:0]
-		}
-		if notes > 0 {
-			w.counts.Notifications += int64(notes)
-			w.last = r.now()
-			r.progress(int64(notes))
-		}
-		if w.inflight() == 0 {
-			if stopped {
-				return nil
-			}
-			continue
-		}
-		if err := r.readWSAnswers(c, w); err != nil {
-			if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-				return err
-			}
-			w.finish() // silent for Timeout: give up on the calls in flight
-		}
-	}
+func (c *wsConn) add(req *Request, id uint64) int {
+	c.msg = req.Append(c.msg[:0], id)
+	c.out = wsframe.AppendFrame(c.out, wsframe.OpText, c.msg, mask())
+	return len(c.msg)
 }
 
-// readWSAnswers reads one answer, then every whole one already buffered.
-func (r *run) readWSAnswers(c *wsConn, w *window) error {
+// flush writes the calls' frames and any pongs owed in one write.
+func (c *wsConn) flush(timeout time.Duration) error {
+	c.out = append(c.out, c.pong...)
+	c.pong = c.pong[:0]
+	if err := c.nc.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return err
+	}
+	if len(c.out) == 0 {
+		return nil
+	}
+	_, err := c.nc.Write(c.out)
+	c.out = c.out[:0]
+	return err
+}
+
+// readAnswers reads one answer, then every whole one already buffered.
+func (c *wsConn) readAnswers(r *run, w *window) error {
 	settled := w.counts.OK + w.counts.Errors
 	defer func() { r.progress(w.counts.OK + w.counts.Errors - settled) }()
 	for wait := true; ; wait = false {
