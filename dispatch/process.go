@@ -26,17 +26,23 @@ func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
 	}
 	s := e.getState()
 	m, err := s.p.Parse(msg)
-	switch {
-	case err != nil:
-		dst = e.appendParseError(s, dst, err)
-	case m.Kind == decode.Batch:
+	if err == nil && m.Kind == decode.Batch {
 		dst = e.processBatch(s, s.setMembers(e, ctx, s.p.Batch()), dst)
-	default:
-		s.cc.Context = ctx
-		dst = e.processOne(&s.cc, dst, m, e.lookup(m))
+	} else {
+		dst = e.processSingle(ctx, s, dst, m, err)
 	}
 	e.putState(s)
 	return dst
+}
+
+// processSingle answers a message that is not a batch: one that did not
+// parse (err), or one request, response or invalid member (m).
+func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *decode.Message, err error) []byte {
+	if err != nil {
+		return e.appendParseError(s, dst, err)
+	}
+	s.cc.Context = ctx
+	return e.processOne(&s.cc, dst, m, e.lookup(m))
 }
 
 // lookup returns the method a Call or Notification names, or nil.

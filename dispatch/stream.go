@@ -22,15 +22,11 @@ func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp [
 	}
 	s := e.getState()
 	m, err := s.p.Parse(msg)
-	switch {
-	case err != nil:
-		emitNonEmpty(emit, e.appendParseError(s, nil, err))
-	case m.Kind == decode.Batch:
+	if err == nil && m.Kind == decode.Batch {
 		e.streamBatch(ctx, s, emit)
-	default:
+	} else {
 		b := pool.GetBuffer()
-		s.cc.Context = ctx
-		b.B = e.processOne(&s.cc, b.B, m, e.lookup(m))
+		b.B = e.processSingle(ctx, s, b.B, m, err)
 		emitNonEmpty(emit, b.B)
 		pool.PutBuffer(b)
 	}
