@@ -5,10 +5,9 @@ package client
 // connection under it (wsframe). The connection is a wsframe.HandshakeConn,
 // so the Dialer's buffer holds nothing the server sent after its 101 answer.
 //
-// Writing works as in stream.go: begin takes mu and reserves room for the
-// longest header; send writes the header, moves the payload up against it
-// and masks it; the sender that finds no flush running writes out, many
-// frames at once, outside the lock. Control frames (pongs, close) are
+// Writing is the sender's write combining (sender.go): openFrame reserves
+// room for the longest header; sealFrame writes the header, moves the
+// payload up against it and masks it. Control frames (pongs, close) are
 // queued the same way (control, sayClose), so they never split a data
 // frame; nothing is queued after a close frame.
 //
@@ -27,7 +26,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/fasthttp/websocket"
@@ -52,11 +50,11 @@ const wsReadBuf = 4 << 10 // the Dialer's buffer, for the handshake's answer
 // websocket.ErrReadLimit). Options.WriteTimeout bounds each write;
 // Options.Framing and IdleTimeout do not apply.
 func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, error) {
-	t := &wsTransport{max: opts.maxMessage(), wt: opts.writeTimeout(), readDone: make(chan struct{})}
-	t.room.L = &t.mu
+	t := &wsTransport{wt: opts.writeTimeout()}
 	if err := t.dial(ctx, url); err != nil {
 		return nil, err
 	}
+	t.init(t, t.nc, opts.maxMessage())
 	var seed [32]byte
 	crand.Read(seed[:])
 	t.keys = rand.NewChaCha8(seed)
@@ -107,123 +105,36 @@ func (t *wsTransport) netDial(d interface {
 }
 
 type wsTransport struct {
-	c    *Client
-	nc   *wsframe.HandshakeConn
-	max  int
-	wt   time.Duration // write timeout (0: none)
-	keys *rand.ChaCha8 // mask keys, under mu
-
-	mu       sync.Mutex
-	room     sync.Cond // signalled when a write ends
-	out      outMsg    // queued frames, then the message being appended
-	spare    []byte
-	flushing bool
-	closed   bool          // a close frame is queued: nothing may follow
-	closeBy  time.Time     // then, the deadline of every write
-	err      error         // a write failed
-	idle     chan struct{} // closed when the flush in progress ends
-
-	closeOnce sync.Once
-	closeErr  error
-	readDone  chan struct{}
+	sender
+	nc      *wsframe.HandshakeConn
+	wt      time.Duration // write timeout (0: none)
+	keys    *rand.ChaCha8 // mask keys, under mu
+	closeBy time.Time     // once a close frame is queued (closed), the deadline of every write
 }
 
-func (t *wsTransport) stream() bool { return true }
-
-func (t *wsTransport) begin() (*outMsg, error) {
-	t.mu.Lock()
-	for t.flushing && len(t.out.b) >= maxQueued && !t.closed && t.err == nil {
-		t.room.Wait()
-	}
-	if t.closed || t.err != nil {
-		err := t.err
-		t.mu.Unlock()
-		return nil, t.closedErr(err)
-	}
-	m := &t.out
-	m.mark = len(m.b)
-	m.b = append(m.b, make([]byte, wsframe.MaxHeaderLen)...)
-	m.start = len(m.b)
-	return m, nil
+func (t *wsTransport) openFrame(b []byte) []byte {
+	return append(b, make([]byte, wsframe.MaxHeaderLen)...)
 }
 
-// closedErr is the error of a message that cannot be sent any more.
-func (t *wsTransport) closedErr(writeErr error) error {
-	if err := t.c.closedErr(); err != nil {
-		return err
-	}
-	if writeErr != nil {
-		return lost(writeErr)
-	}
-	return ErrClosed
+func (t *wsTransport) sealFrame(b []byte, mark, start int) []byte {
+	return endWSFrame(b, mark, start, t.mask())
 }
 
-func (t *wsTransport) send(_ context.Context, m *outMsg, _ []uint64) error {
-	if len(m.b)-m.start > t.max {
-		m.b = m.b[:m.mark]
-		t.mu.Unlock()
-		return ErrTooLarge
+func (t *wsTransport) writeOut(b []byte, dl time.Time) error {
+	err := t.nc.SetWriteDeadline(dl)
+	if err == nil {
+		_, err = t.nc.Write(b)
 	}
-	m.b = endWSFrame(m.b, m.mark, m.start, t.mask())
-	return t.kick()
+	return err
 }
 
 // mask returns a fresh masking key. t.mu must be held.
 func (t *wsTransport) mask() wsframe.Mask { return wsframe.MaskWith(uint32(t.keys.Uint64())) }
 
-// kick writes out what is queued, unless a flush is running (which will).
-// t.mu is held on entry and released on return.
-func (t *wsTransport) kick() error {
-	if t.flushing {
-		t.mu.Unlock()
-		return nil
-	}
-	t.flushing = true
-	err := t.flush()
-	t.flushing = false
-	if t.idle != nil {
-		close(t.idle)
-		t.idle = nil
-	}
-	t.mu.Unlock()
-	if err != nil {
-		t.c.fail(lost(err))
-		t.closeConn()
-		return t.closedErr(err)
-	}
-	return nil
-}
-
-// flush writes out until it stays empty. t.mu is held on entry and on
-// return, but not during the writes.
-func (t *wsTransport) flush() error {
-	for len(t.out.b) > 0 {
-		buf := t.out.b
-		t.out.b, t.spare = t.spare[:0], nil
-		dl := t.deadline()
-		t.mu.Unlock()
-		err := t.nc.SetWriteDeadline(dl)
-		if err == nil {
-			_, err = t.nc.Write(buf)
-		}
-		t.mu.Lock()
-		if cap(buf) <= maxKeptOut {
-			t.spare = buf[:0]
-		}
-		t.room.Broadcast()
-		if err != nil {
-			t.err = err
-			t.out.b = t.out.b[:0]
-			return err
-		}
-	}
-	return nil
-}
-
-// deadline is the deadline of a write that starts now (zero: none):
+// writeDeadline is the deadline of a write that starts now (zero: none):
 // WriteTimeout away, and once closing no later than closeBy. t.mu must be
 // held.
-func (t *wsTransport) deadline() time.Time {
+func (t *wsTransport) writeDeadline() time.Time {
 	var dl time.Time
 	if t.wt > 0 {
 		dl = time.Now().Add(t.wt)
@@ -278,10 +189,7 @@ func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) 
 	if !t.flushing {
 		return t.kick() == nil
 	}
-	if t.idle == nil {
-		t.idle = make(chan struct{})
-	}
-	idle := t.idle
+	idle := t.idleChan()
 	t.mu.Unlock()
 	return waitFor(idle, grace)
 }
@@ -311,11 +219,6 @@ func waitFor(ch <-chan struct{}, timeout <-chan time.Time) bool {
 	case <-timeout:
 		return false
 	}
-}
-
-func (t *wsTransport) closeConn() error {
-	t.closeOnce.Do(func() { t.closeErr = t.nc.Close() })
-	return t.closeErr
 }
 
 // readLoop delivers the messages read and answers the control frames until
