@@ -6,7 +6,7 @@ import (
 	"net"
 	"sync"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // LineServer is the transport baseline for TCP benchmarks: a newline-framed
@@ -19,7 +19,7 @@ type LineServer struct {
 	// Handle appends the answer to line (without its newline) to dst.
 	Handle func(dst, line []byte) []byte
 	// Framing is the connections' framing: zero or frame.NDJSON reads
-	// lines with bufio; frame.Header and frame.Len32 use netserver/frame
+	// lines with bufio; frame.Header and frame.Len32 use frame
 	// (for baselines of those framings).
 	Framing frame.Kind
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // TestLineServer checks the baseline servers answer over every framing.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // WSServer is the transport baseline for WebSocket benchmarks: a net/http

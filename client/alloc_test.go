@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/client"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // TestCallRawAllocs: a raw call allocates nothing in steady state, counting

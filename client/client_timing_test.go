@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/client"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 var (

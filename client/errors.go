@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 var (

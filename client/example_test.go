@@ -10,8 +10,8 @@ import (
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 // serveDemo serves the demo methods over TCP and HTTP on loopback ports for

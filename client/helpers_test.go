@@ -20,8 +20,8 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 // testTimeout bounds every wait of a test.

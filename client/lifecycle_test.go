@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/client"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // prompt is how soon a cancelled call must return; the calls cancelled here

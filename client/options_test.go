@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/client"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 func TestOptionErrors(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // recorder is the client side's engine for what the server sends: it keeps

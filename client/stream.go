@@ -11,7 +11,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 const (

@@ -2,7 +2,7 @@ package client
 
 // NOTE: the WebSocket transport. fasthttp/websocket's Dialer does the
 // opening handshake only; the frames are written and read here, on the
-// connection under it (wsframe). The connection is a wsframe.HandshakeConn,
+// connection under it (frame/ws). The connection is a ws.HandshakeConn,
 // so the Dialer's buffer holds nothing the server sent after its 101 answer.
 //
 // Writing is the sender's write combining (sender.go): openFrame reserves
@@ -12,7 +12,7 @@ package client
 // frame; nothing is queued after a close frame.
 //
 // One reader goroutine (readLoop) takes the server's messages from a
-// wsframe.Reader, which hands them out of its own buffer: reading a message
+// ws.Reader, which hands them out of its own buffer: reading a message
 // allocates nothing. It answers pings, echoes the server's close frame and
 // ends the client, and closes with 1009 (1002) when the server breaks the
 // message limit (the protocol).
@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 )
 
 const wsReadBuf = 4 << 10 // the Dialer's buffer, for the handshake's answer
@@ -73,10 +73,10 @@ func (t *wsTransport) dial(ctx context.Context, url string) error {
 		NetDialContext:    t.netDial(&net.Dialer{}, &stop),
 		NetDialTLSContext: t.netDial(&tls.Dialer{}, &stop),
 	}
-	ws, resp, err := d.DialContext(ctx, url, nil)
+	wc, resp, err := d.DialContext(ctx, url, nil)
 	if stop != nil && !stop() { // ctx ended: the connection may be unusable
-		if ws != nil {
-			ws.Close()
+		if wc != nil {
+			wc.Close()
 		}
 		return ctx.Err()
 	}
@@ -98,7 +98,7 @@ func (t *wsTransport) netDial(d interface {
 		if err != nil {
 			return nil, err
 		}
-		t.nc = &wsframe.HandshakeConn{Conn: nc}
+		t.nc = &ws.HandshakeConn{Conn: nc}
 		*stop = context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
 		return t.nc, nil
 	}
@@ -106,14 +106,14 @@ func (t *wsTransport) netDial(d interface {
 
 type wsTransport struct {
 	sender
-	nc      *wsframe.HandshakeConn
+	nc      *ws.HandshakeConn
 	wt      time.Duration // write timeout (0: none)
 	keys    *rand.ChaCha8 // mask keys, under mu
 	closeBy time.Time     // once a close frame is queued (closed), the deadline of every write
 }
 
 func (t *wsTransport) openFrame(b []byte) []byte {
-	return append(b, make([]byte, wsframe.MaxHeaderLen)...)
+	return append(b, make([]byte, ws.MaxHeaderLen)...)
 }
 
 func (t *wsTransport) sealFrame(b []byte, mark, start int) []byte {
@@ -129,7 +129,7 @@ func (t *wsTransport) writeOut(b []byte, dl time.Time) error {
 }
 
 // mask returns a fresh masking key. t.mu must be held.
-func (t *wsTransport) mask() wsframe.Mask { return wsframe.MaskWith(uint32(t.keys.Uint64())) }
+func (t *wsTransport) mask() ws.Mask { return ws.MaskWith(uint32(t.keys.Uint64())) }
 
 // writeDeadline is the deadline of a write that starts now (zero: none):
 // WriteTimeout away, and once closing no later than closeBy. t.mu must be
@@ -146,13 +146,13 @@ func (t *wsTransport) writeDeadline() time.Time {
 }
 
 // endWSFrame completes the frame begun at b[mark], whose payload starts at
-// b[start] after wsframe.MaxHeaderLen reserved bytes: it writes the header
+// b[start] after ws.MaxHeaderLen reserved bytes: it writes the header
 // of a final text frame masked with m, moves the payload up against it and
 // masks it. It returns the slice holding the frame.
-func endWSFrame(b []byte, mark, start int, m wsframe.Mask) []byte {
+func endWSFrame(b []byte, mark, start int, m ws.Mask) []byte {
 	n := len(b) - start
-	var tmp [wsframe.MaxHeaderLen]byte
-	p := mark + copy(b[mark:], wsframe.AppendHeader(tmp[:0], wsframe.OpText, true, n, m))
+	var tmp [ws.MaxHeaderLen]byte
+	p := mark + copy(b[mark:], ws.AppendHeader(tmp[:0], ws.OpText, true, n, m))
 	copy(b[p:], b[start:])
 	b = b[:p+n]
 	m.Apply(b[p:])
@@ -160,13 +160,13 @@ func endWSFrame(b []byte, mark, start int, m wsframe.Mask) []byte {
 }
 
 // control queues a control frame (a pong) and writes it out.
-func (t *wsTransport) control(op wsframe.Opcode, payload []byte) {
+func (t *wsTransport) control(op ws.Opcode, payload []byte) {
 	t.mu.Lock()
 	if t.closed || t.err != nil {
 		t.mu.Unlock()
 		return
 	}
-	t.out.b = wsframe.AppendFrame(t.out.b, op, payload, t.mask())
+	t.out.b = ws.AppendFrame(t.out.b, op, payload, t.mask())
 	t.kick()
 }
 
@@ -177,7 +177,7 @@ func (t *wsTransport) control(op wsframe.Opcode, payload []byte) {
 func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) bool {
 	t.mu.Lock()
 	if !t.closed && t.err == nil {
-		t.out.b = wsframe.AppendClose(t.out.b, code, reason, t.mask())
+		t.out.b = ws.AppendClose(t.out.b, code, reason, t.mask())
 		t.closeBy = time.Now().Add(closeGrace)
 	}
 	t.closed = true
@@ -199,7 +199,7 @@ func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) 
 func (t *wsTransport) close() error {
 	grace := time.NewTimer(closeGrace)
 	defer grace.Stop()
-	if t.sayClose(wsframe.CloseNormal, "", grace.C) {
+	if t.sayClose(ws.CloseNormal, "", grace.C) {
 		waitFor(t.readDone, grace.C) // the server's close frame ends the reader
 	}
 	err := t.closeConn()
@@ -225,8 +225,8 @@ func waitFor(ch <-chan struct{}, timeout <-chan time.Time) bool {
 // the connection fails or is closed, then closes the client.
 func (t *wsTransport) readLoop() {
 	defer close(t.readDone)
-	var rd wsframe.Reader
-	rd.Reset(t.nc, wsframe.Client, t.max)
+	var rd ws.Reader
+	rd.Reset(t.nc, ws.Client, t.max)
 	st := newInState(t.max)
 	for {
 		op, p, err := rd.Next()
@@ -234,13 +234,13 @@ func (t *wsTransport) readLoop() {
 		case err != nil:
 			t.readFailed(err)
 			return
-		case op == wsframe.OpPing:
-			t.control(wsframe.OpPong, p)
-		case op == wsframe.OpClose:
-			code, reason := wsframe.ParseClose(p)
+		case op == ws.OpPing:
+			t.control(ws.OpPong, p)
+		case op == ws.OpClose:
+			code, reason := ws.ParseClose(p)
 			t.end(&websocket.CloseError{Code: code, Text: string(reason)}, code, "") // the echo
 			return
-		case op != wsframe.OpPong:
+		case op != ws.OpPong:
 			t.c.deliver(st, p)
 		}
 	}
@@ -251,12 +251,12 @@ func (t *wsTransport) readLoop() {
 // with the library's ErrReadLimit), 1002 for the protocol. The end of the
 // stream without a close frame is the library's abnormal closure.
 func (t *wsTransport) readFailed(err error) {
-	var tooLarge *wsframe.TooLargeError
+	var tooLarge *ws.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		t.end(websocket.ErrReadLimit, wsframe.CloseTooBig, "")
-	case errors.Is(err, wsframe.ErrProtocol):
-		t.end(err, wsframe.CloseProtocolError, err.Error())
+		t.end(websocket.ErrReadLimit, ws.CloseTooBig, "")
+	case errors.Is(err, ws.ErrProtocol):
+		t.end(err, ws.CloseProtocolError, err.Error())
 	case err == io.EOF, err == io.ErrUnexpectedEOF:
 		t.end(&websocket.CloseError{Code: websocket.CloseAbnormalClosure, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
 	default:

@@ -24,7 +24,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -205,10 +205,10 @@ func TestWSTooLarge(t *testing.T) {
 
 	// A response over the client's limit: the client closes with 1009.
 	got := make(chan int, 1)
-	url = wsPeer(t, func(ws *websocket.Conn) {
-		id := requestID(t, peerRead(t, ws))
-		peerWrite(t, ws, `{"jsonrpc":"2.0","id":`+id+`,"result":"`+strings.Repeat("x", 2000)+`"}`)
-		_, _, err := ws.ReadMessage()
+	url = wsPeer(t, func(wc *websocket.Conn) {
+		id := requestID(t, peerRead(t, wc))
+		peerWrite(t, wc, `{"jsonrpc":"2.0","id":`+id+`,"result":"`+strings.Repeat("x", 2000)+`"}`)
+		_, _, err := wc.ReadMessage()
 		got <- closeCode(err)
 	})
 	c = dialWS(t, url, &client.Options{MaxMessage: 1000})
@@ -235,7 +235,7 @@ func TestWSPing(t *testing.T) {
 // wsPeer is a hand-written WebSocket peer (net/http and the library's
 // Upgrader) on a loopback port: it runs serve on one connection. The
 // cleanup closes it and waits for serve to return.
-func wsPeer(t *testing.T, serve func(ws *websocket.Conn)) string {
+func wsPeer(t *testing.T, serve func(wc *websocket.Conn)) string {
 	t.Helper()
 	var wg sync.WaitGroup
 	conns := make(chan *websocket.Conn, 1)
@@ -243,18 +243,18 @@ func wsPeer(t *testing.T, serve func(ws *websocket.Conn)) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		wg.Add(1) // before the hijack: srv.Close waits until then
 		defer wg.Done()
-		ws, err := up.Upgrade(w, r, nil)
+		wc, err := up.Upgrade(w, r, nil)
 		if err != nil {
 			return
 		}
-		conns <- ws
-		ws.SetReadDeadline(time.Now().Add(testTimeout))
-		serve(ws)
+		conns <- wc
+		wc.SetReadDeadline(time.Now().Add(testTimeout))
+		serve(wc)
 	}))
 	t.Cleanup(func() {
 		select {
-		case ws := <-conns:
-			ws.Close()
+		case wc := <-conns:
+			wc.Close()
 		default:
 		}
 		srv.Close()
@@ -263,16 +263,16 @@ func wsPeer(t *testing.T, serve func(ws *websocket.Conn)) string {
 	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws"
 }
 
-func peerRead(t *testing.T, ws *websocket.Conn) string {
-	_, msg, err := ws.ReadMessage()
+func peerRead(t *testing.T, wc *websocket.Conn) string {
+	_, msg, err := wc.ReadMessage()
 	if err != nil {
 		t.Errorf("peer read: %v", err)
 	}
 	return string(msg)
 }
 
-func peerWrite(t *testing.T, ws *websocket.Conn, msg string) {
-	if err := ws.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
+func peerWrite(t *testing.T, wc *websocket.Conn, msg string) {
+	if err := wc.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
 		t.Errorf("peer write: %v", err)
 	}
 }
@@ -292,15 +292,15 @@ func TestWSServerMessages(t *testing.T) {
 	}
 	answer := make(chan string, 1)
 	closed := make(chan int, 1)
-	url := wsPeer(t, func(ws *websocket.Conn) {
-		peerWrite(t, ws, `{"jsonrpc":"2.0","method":"note","params":["hi"]}`)
-		peerWrite(t, ws, `{"jsonrpc":"2.0","method":"subtract","params":[5,3],"id":"s1"}`)
-		answer <- peerRead(t, ws)
-		id := requestID(t, peerRead(t, ws)) // the client's own call
-		peerWrite(t, ws, `{"jsonrpc":"2.0","id":`+id+`,"result":"mine"}`)
-		peerRead(t, ws) // a call left unanswered
-		ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "bye"), time.Now().Add(time.Second))
-		_, _, err := ws.ReadMessage() // the client's close frame
+	url := wsPeer(t, func(wc *websocket.Conn) {
+		peerWrite(t, wc, `{"jsonrpc":"2.0","method":"note","params":["hi"]}`)
+		peerWrite(t, wc, `{"jsonrpc":"2.0","method":"subtract","params":[5,3],"id":"s1"}`)
+		answer <- peerRead(t, wc)
+		id := requestID(t, peerRead(t, wc)) // the client's own call
+		peerWrite(t, wc, `{"jsonrpc":"2.0","id":`+id+`,"result":"mine"}`)
+		peerRead(t, wc) // a call left unanswered
+		wc.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "bye"), time.Now().Add(time.Second))
+		_, _, err := wc.ReadMessage() // the client's close frame
 		closed <- closeCode(err)
 	})
 	c := dialWS(t, url, &client.Options{Handler: e})
@@ -327,8 +327,8 @@ func TestWSServerMessages(t *testing.T) {
 func TestWSClose(t *testing.T) {
 	checkGoroutines(t)
 	got := make(chan int, 1)
-	url := wsPeer(t, func(ws *websocket.Conn) {
-		_, _, err := ws.ReadMessage()
+	url := wsPeer(t, func(wc *websocket.Conn) {
+		_, _, err := wc.ReadMessage()
 		got <- closeCode(err)
 	})
 	c := dialWS(t, url, nil)
@@ -497,7 +497,7 @@ func BenchmarkCallRawWS(b *testing.B) {
 // the handshake of one client with 101 and, in the same write, the frames
 // of first, then runs serve with the connection and a frame reader on it.
 // The cleanup closes it and waits for serve to return.
-func rawWSPeer(t *testing.T, first []byte, serve func(nc net.Conn, rd *wsframe.Reader)) string {
+func rawWSPeer(t *testing.T, first []byte, serve func(nc net.Conn, rd *ws.Reader)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -525,8 +525,8 @@ func rawWSPeer(t *testing.T, first []byte, serve func(nc net.Conn, rd *wsframe.R
 		if _, err := nc.Write(append(out, first...)); err != nil {
 			return
 		}
-		var rd wsframe.Reader
-		rd.Reset(br, wsframe.Server, 0)
+		var rd ws.Reader
+		rd.Reset(br, ws.Server, 0)
 		serve(nc, &rd)
 	}()
 	return "ws://" + ln.Addr().String() + "/ws"
@@ -534,18 +534,18 @@ func rawWSPeer(t *testing.T, first []byte, serve func(nc net.Conn, rd *wsframe.R
 
 // nextFrame reads the next frame from the client, as "op:payload" (a close
 // frame as "close:CODE").
-func nextFrame(t *testing.T, rd *wsframe.Reader) string {
+func nextFrame(t *testing.T, rd *ws.Reader) string {
 	op, p, err := rd.Next()
 	if err != nil {
 		return "error:" + err.Error()
 	}
 	switch op {
-	case wsframe.OpClose:
-		code, _ := wsframe.ParseClose(p)
+	case ws.OpClose:
+		code, _ := ws.ParseClose(p)
 		return "close:" + strconv.Itoa(code)
-	case wsframe.OpPing:
+	case ws.OpPing:
 		return "ping:" + string(p)
-	case wsframe.OpPong:
+	case ws.OpPong:
 		return "pong:" + string(p)
 	}
 	return "text:" + string(p)
@@ -566,14 +566,14 @@ func TestWSFramesAfterHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first []byte
-	first = wsframe.AppendFrame(first, wsframe.OpText, []byte(`{"jsonrpc":"2.0","method":"note","params":["a"]}`), wsframe.Mask{})
-	first = wsframe.AppendFrame(first, wsframe.OpPing, []byte("p1"), wsframe.Mask{})
-	first = wsframe.AppendFrame(first, wsframe.OpText, []byte(`{"jsonrpc":"2.0","method":"note","params":["b"]}`), wsframe.Mask{})
+	first = ws.AppendFrame(first, ws.OpText, []byte(`{"jsonrpc":"2.0","method":"note","params":["a"]}`), ws.Mask{})
+	first = ws.AppendFrame(first, ws.OpPing, []byte("p1"), ws.Mask{})
+	first = ws.AppendFrame(first, ws.OpText, []byte(`{"jsonrpc":"2.0","method":"note","params":["b"]}`), ws.Mask{})
 	got := make(chan []string, 1)
-	url := rawWSPeer(t, first, func(nc net.Conn, rd *wsframe.Reader) {
+	url := rawWSPeer(t, first, func(nc net.Conn, rd *ws.Reader) {
 		frames := []string{nextFrame(t, rd)}
 		id := requestID(t, strings.TrimPrefix(nextFrame(t, rd), "text:"))
-		nc.Write(wsframe.AppendFrame(nil, wsframe.OpText, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":1}`), wsframe.Mask{}))
+		nc.Write(ws.AppendFrame(nil, ws.OpText, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":1}`), ws.Mask{}))
 		frames = append(frames, nextFrame(t, rd)) // Close's
 		got <- frames
 	})
@@ -602,9 +602,9 @@ func TestWSFramesAfterHandshake(t *testing.T) {
 func TestWSProtocolError(t *testing.T) {
 	checkGoroutines(t)
 	got := make(chan string, 1)
-	url := rawWSPeer(t, nil, func(nc net.Conn, rd *wsframe.Reader) {
+	url := rawWSPeer(t, nil, func(nc net.Conn, rd *ws.Reader) {
 		nextFrame(t, rd) // the call
-		nc.Write(wsframe.AppendFrame(nil, wsframe.OpText, []byte(`{}`), wsframe.MaskWith(1)))
+		nc.Write(ws.AppendFrame(nil, ws.OpText, []byte(`{}`), ws.MaskWith(1)))
 		got <- nextFrame(t, rd)
 	})
 	c := dialWS(t, url, nil)

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/valyala/fasthttp"
 )
 

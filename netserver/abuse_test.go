@@ -26,7 +26,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver/internal/abuse"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 var allocCalls = 10000

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/pool"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // aLongTimeAgo is a deadline in the past: setting it interrupts a blocked

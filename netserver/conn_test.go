@@ -10,7 +10,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 const subtractCall = `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":2}`

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/pool"
 )
 

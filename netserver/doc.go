@@ -6,7 +6,7 @@
 //     and Server.ServeStdio one reader/writer pair such as os.Stdin and
 //     os.Stdout. Messages are framed as NDJSON, Content-Length headers (LSP,
 //     MCP) or 4-byte lengths, or detected per connection from the first byte
-//     (package netserver/frame). Responses use the framing of the
+//     (package frame). Responses use the framing of the
 //     connection.
 //   - HTTP: POST carries one message or batch (200 with the response, 204
 //     when none is due, 413 over the message limit, 405 for other methods).

@@ -17,7 +17,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // testTimeout bounds every wait of a test.

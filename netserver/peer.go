@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // Messages a handler sends to its client (dispatch.Peer) go into the same

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // wire is one client connection of any transport, as the peer tests see it.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // ErrServerClosed is returned by Serve and ServeStdio after Shutdown.

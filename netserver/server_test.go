@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/vectors"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 func specVectors(t *testing.T) []vectors.Vector {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // TestShutdownInFlight: calls in flight at Shutdown are answered before

@@ -4,7 +4,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // ServeStdio serves one connection over a reader/writer pair, such as

@@ -5,7 +5,7 @@ package netserver
 // connection is served here: one reader goroutine (the hijack handler), one
 // writer goroutine, the engine's workers for calls that may block. After
 // the handshake the websocket package is not used: frames are read here with
-// wsframe.Reader from the hijacked connection (which first hands out what
+// ws.Reader from the hijacked connection (which first hands out what
 // fasthttp had buffered), messages are handed out of the reader's buffer
 // without a copy, and the reader answers pings and close frames itself (see
 // writeControl in ws_write.go).
@@ -22,7 +22,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 	"github.com/jetrpc/jetrpc/pool"
 	"github.com/valyala/fasthttp"
 )
@@ -114,11 +114,11 @@ func isWS(ctx *fasthttp.RequestCtx) bool {
 // serveWS upgrades the request; the connection is served on fasthttp's
 // hijack goroutine, which closes it when serve returns.
 func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
-	err := wsUpgrader.Upgrade(ctx, func(ws *websocket.Conn) {
+	err := wsUpgrader.Upgrade(ctx, func(wc *websocket.Conn) {
 		c := &wsConn{
 			s:     s,
 			cfg:   &s.wsc,
-			nc:    ws.NetConn(),
+			nc:    wc.NetConn(),
 			wake:  make(chan struct{}, 1),
 			rdone: make(chan struct{}),
 			wdone: make(chan struct{}),
@@ -130,7 +130,7 @@ func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			c.writeClose(wsframe.CloseGoingAway, "")
+			c.writeClose(ws.CloseGoingAway, "")
 			return
 		}
 		if s.ws == nil {
@@ -183,10 +183,10 @@ func (s *HTTPServer) openWS() int {
 type wsConn struct {
 	s    *HTTPServer
 	cfg  *wsConfig
-	nc   net.Conn       // fasthttp's hijacked connection (the handshake's ws.NetConn)
-	rd   wsframe.Reader // the reader's
-	ctl  []byte         // a control frame the reader writes
-	wbuf []byte         // frames being written (the writer's)
+	nc   net.Conn  // fasthttp's hijacked connection (the handshake's ws.NetConn)
+	rd   ws.Reader // the reader's
+	ctl  []byte    // a control frame the reader writes
+	wbuf []byte    // frames being written (the writer's)
 
 	wmu       sync.Mutex  // one flush or control frame at a time
 	closeSent atomic.Bool // nothing may be written after a close frame

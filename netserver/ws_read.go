@@ -4,11 +4,11 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 )
 
 // NOTE: the reading side of a WebSocket connection: frames are read with
-// internal/wsframe on the hijacked connection (the websocket package's
+// frame/ws on the hijacked connection (the websocket package's
 // reader is never used, so it buffers nothing), control frames answered
 // here, and each message handed to handle (ws.go).
 
@@ -16,7 +16,7 @@ func (c *wsConn) readWait() time.Duration { return 2 * c.cfg.ping }
 
 // serve reads messages until the connection ends, then stops the writer.
 func (c *wsConn) serve() {
-	c.rd.Reset(c.nc, wsframe.Server, c.cfg.maxMessage)
+	c.rd.Reset(c.nc, ws.Server, c.cfg.maxMessage)
 	go c.writeLoop()
 	for c.awaitRoom() && c.readOne() {
 	}
@@ -42,15 +42,15 @@ func (c *wsConn) readOne() bool {
 	case err != nil:
 		c.readFailed(err)
 		return false
-	case op == wsframe.OpPing:
-		c.ctl = wsframe.AppendFrame(c.ctl[:0], wsframe.OpPong, p, wsframe.Mask{})
+	case op == ws.OpPing:
+		c.ctl = ws.AppendFrame(c.ctl[:0], ws.OpPong, p, ws.Mask{})
 		return c.writeControl(c.ctl, time.Now().Add(wsCloseWait)) == nil
-	case op == wsframe.OpClose:
-		code, reason := wsframe.ParseClose(p)
+	case op == ws.OpClose:
+		code, reason := ws.ParseClose(p)
 		c.writeClose(code, "") // the echo: no close is sent twice
 		c.logEnd(code, reason)
 		return false
-	case op != wsframe.OpPong:
+	case op != ws.OpPong:
 		c.handle(p)
 	}
 	return true
@@ -59,12 +59,12 @@ func (c *wsConn) readOne() bool {
 // readFailed ends the connection after a read error: a message over the
 // limit gets close 1009, a broken protocol 1002.
 func (c *wsConn) readFailed(err error) {
-	var tooLarge *wsframe.TooLargeError
+	var tooLarge *ws.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		c.writeClose(wsframe.CloseTooBig, "")
-	case errors.Is(err, wsframe.ErrProtocol):
-		c.writeClose(wsframe.CloseProtocolError, err.Error())
+		c.writeClose(ws.CloseTooBig, "")
+	case errors.Is(err, ws.ErrProtocol):
+		c.writeClose(ws.CloseProtocolError, err.Error())
 	}
 	c.cfg.log.Debug("netserver: websocket connection ends", "remote", c.nc.RemoteAddr(), "err", err)
 }
@@ -72,7 +72,7 @@ func (c *wsConn) readFailed(err error) {
 // logEnd logs a close frame from the client with an unusual code.
 func (c *wsConn) logEnd(code int, reason []byte) {
 	switch code {
-	case wsframe.CloseNormal, wsframe.CloseGoingAway, wsframe.CloseNoStatus:
+	case ws.CloseNormal, ws.CloseGoingAway, ws.CloseNoStatus:
 		return
 	}
 	c.cfg.log.Debug("netserver: websocket connection closed by the client", "remote", c.nc.RemoteAddr(),

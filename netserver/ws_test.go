@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/frame/ws"
 	"github.com/jetrpc/jetrpc/internal/vectors"
-	"github.com/jetrpc/jetrpc/internal/wsframe"
 	"github.com/valyala/fasthttp"
 )
 
@@ -380,7 +380,7 @@ func TestWSShutdownTimeout(t *testing.T) {
 // rawWS upgrades a bare connection to url, sending after in the same write
 // as the request, and returns the connection and a reader of the server's
 // frames; the cleanup closes it.
-func rawWS(t *testing.T, url string, after []byte) (net.Conn, *wsframe.Reader) {
+func rawWS(t *testing.T, url string, after []byte) (net.Conn, *ws.Reader) {
 	t.Helper()
 	nc, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/ws"))
 	if err != nil {
@@ -398,15 +398,15 @@ func rawWS(t *testing.T, url string, after []byte) (net.Conn, *wsframe.Reader) {
 	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("handshake: %v, %v", resp, err)
 	}
-	rd := new(wsframe.Reader)
-	rd.Reset(br, wsframe.Client, 0)
+	rd := new(ws.Reader)
+	rd.Reset(br, ws.Client, 0)
 	return nc, rd
 }
 
 // clientFrame appends a client's (masked) frame.
-func clientFrame(dst []byte, op wsframe.Opcode, fin bool, payload string) []byte {
-	m := wsframe.MaskWith(0x1a2b3c4d)
-	dst = wsframe.AppendHeader(dst, op, fin, len(payload), m)
+func clientFrame(dst []byte, op ws.Opcode, fin bool, payload string) []byte {
+	m := ws.MaskWith(0x1a2b3c4d)
+	dst = ws.AppendHeader(dst, op, fin, len(payload), m)
 	start := len(dst)
 	dst = append(dst, payload...)
 	m.Apply(dst[start:])
@@ -415,17 +415,17 @@ func clientFrame(dst []byte, op wsframe.Opcode, fin bool, payload string) []byte
 
 // serverFrames reads frames until the connection ends and returns them as
 // "op:payload" (a close frame as "close:CODE").
-func serverFrames(rd *wsframe.Reader) []string {
+func serverFrames(rd *ws.Reader) []string {
 	var got []string
 	for {
 		op, p, err := rd.Next()
 		switch {
 		case err != nil:
 			return got
-		case op == wsframe.OpClose:
-			code, _ := wsframe.ParseClose(p)
+		case op == ws.OpClose:
+			code, _ := ws.ParseClose(p)
 			got = append(got, "close:"+fmt.Sprint(code))
-		case op == wsframe.OpPong:
+		case op == ws.OpPong:
 			got = append(got, "pong:"+string(p))
 		default:
 			got = append(got, "text:"+string(p))
@@ -439,21 +439,21 @@ func serverFrames(rd *wsframe.Reader) []string {
 func TestWSFragments(t *testing.T) {
 	_, url := startWS(t, nil)
 	var b []byte
-	b = clientFrame(b, wsframe.OpText, false, wsSubtract[:20])
-	b = clientFrame(b, wsframe.OpPing, true, "p")
-	b = clientFrame(b, wsframe.OpContinuation, false, wsSubtract[20:40])
-	b = clientFrame(b, wsframe.OpPong, true, "")
-	b = clientFrame(b, wsframe.OpContinuation, true, wsSubtract[40:])
+	b = clientFrame(b, ws.OpText, false, wsSubtract[:20])
+	b = clientFrame(b, ws.OpPing, true, "p")
+	b = clientFrame(b, ws.OpContinuation, false, wsSubtract[20:40])
+	b = clientFrame(b, ws.OpPong, true, "")
+	b = clientFrame(b, ws.OpContinuation, true, wsSubtract[40:])
 	nc, rd := rawWS(t, url, b)
-	if op, p, err := rd.Next(); op != wsframe.OpPong || string(p) != "p" || err != nil {
+	if op, p, err := rd.Next(); op != ws.OpPong || string(p) != "p" || err != nil {
 		t.Fatalf("got %v %q %v, want the pong", op, p, err)
 	}
-	if op, p, err := rd.Next(); op != wsframe.OpText || err != nil {
+	if op, p, err := rd.Next(); op != ws.OpText || err != nil {
 		t.Fatalf("got %v %q %v, want the response", op, p, err)
 	} else {
 		expectResult(t, p, "1", "19")
 	}
-	nc.Write(wsframe.AppendClose(nil, wsframe.CloseNormal, "", wsframe.MaskWith(3)))
+	nc.Write(ws.AppendClose(nil, ws.CloseNormal, "", ws.MaskWith(3)))
 	if got := serverFrames(rd); strings.Join(got, "|") != "close:1000" {
 		t.Errorf("after the close: %q", got)
 	}
@@ -470,13 +470,13 @@ func TestWSFrames(t *testing.T) {
 			t.Errorf("%s: the server sent %q, want %q", name, got, want)
 		}
 	}
-	f("close", wsframe.AppendClose(nil, 4000, "done", wsframe.MaskWith(9)), "close:4000")
-	f("no status", clientFrame(nil, wsframe.OpClose, true, ""), "close:1005")
-	f("unmasked", wsframe.AppendFrame(nil, wsframe.OpText, []byte(wsSubtract), wsframe.Mask{}), "close:1002")
+	f("close", ws.AppendClose(nil, 4000, "done", ws.MaskWith(9)), "close:4000")
+	f("no status", clientFrame(nil, ws.OpClose, true, ""), "close:1005")
+	f("unmasked", ws.AppendFrame(nil, ws.OpText, []byte(wsSubtract), ws.Mask{}), "close:1002")
 	f("reserved bits", []byte{0xc1, 0x80, 0, 0, 0, 0}, "close:1002")
-	f("too large", clientFrame(nil, wsframe.OpText, true, strings.Repeat(" ", 1025)), "close:1009")
-	f("too large joined", append(clientFrame(nil, wsframe.OpText, false, strings.Repeat(" ", 1000)),
-		clientFrame(nil, wsframe.OpContinuation, true, strings.Repeat(" ", 25))...), "close:1009")
+	f("too large", clientFrame(nil, ws.OpText, true, strings.Repeat(" ", 1025)), "close:1009")
+	f("too large joined", append(clientFrame(nil, ws.OpText, false, strings.Repeat(" ", 1000)),
+		clientFrame(nil, ws.OpContinuation, true, strings.Repeat(" ", 25))...), "close:1009")
 }
 
 // TestWSShutdownSilentClient: a client that never answers the close frame
@@ -496,8 +496,8 @@ func TestWSShutdownSilentClient(t *testing.T) {
 		t.Errorf("Shutdown took %v", d)
 	}
 	nc.SetReadDeadline(time.Now().Add(testTimeout))
-	rd := new(wsframe.Reader)
-	rd.Reset(nc, wsframe.Client, 0)
+	rd := new(ws.Reader)
+	rd.Reset(nc, ws.Client, 0)
 	if got := serverFrames(rd); strings.Join(got, "|") != "close:1001" {
 		t.Errorf("the server sent %q, want close 1001", got)
 	}

@@ -3,7 +3,7 @@ package netserver
 // NOTE: the WebSocket writer. One goroutine per connection (writeLoop)
 // takes every response queued since its last write and writes them as text
 // frames in one write (in writeChunk pieces): the frames are built here
-// with wsframe (server frames are not masked), so pipelined calls share
+// with frame/ws (server frames are not masked), so pipelined calls share
 // system calls as on TCP. The writer also sends the pings and the close
 // frame of Shutdown. The reader writes its own control frames (pongs, the
 // close echo, 1009 and 1002) with writeControl. Both hold wmu for the whole
@@ -14,7 +14,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 	"github.com/jetrpc/jetrpc/pool"
 )
 
@@ -52,7 +52,7 @@ func (c *wsConn) writeLoop() {
 		case <-c.wake:
 		case <-c.rdone:
 		case <-tick.C:
-			c.wbuf = wsframe.AppendFrame(c.wbuf, wsframe.OpPing, nil, wsframe.Mask{})
+			c.wbuf = ws.AppendFrame(c.wbuf, ws.OpPing, nil, ws.Mask{})
 			if err := c.flushFrames(); err != nil {
 				c.fail(err)
 				return
@@ -68,7 +68,7 @@ func (c *wsConn) writeBatch(bs []*pool.Buffer) error {
 	n := 0
 	for _, b := range bs {
 		if err == nil {
-			c.wbuf = wsframe.AppendFrame(c.wbuf, wsframe.OpText, b.B, wsframe.Mask{})
+			c.wbuf = ws.AppendFrame(c.wbuf, ws.OpText, b.B, ws.Mask{})
 			if len(c.wbuf) >= writeChunk {
 				err = c.flushFrames()
 			}
@@ -140,7 +140,7 @@ func (c *wsConn) writeControl(b []byte, dl time.Time) error {
 // writeClose sends a close frame with code and reason, unless one was
 // sent, and reports whether it did. Whoever sends it, nothing follows.
 func (c *wsConn) writeClose(code int, reason string) bool {
-	frame := wsframe.AppendClose(nil, code, reason, wsframe.Mask{})
+	frame := ws.AppendClose(nil, code, reason, ws.Mask{})
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closeSent.Swap(true) {
@@ -166,7 +166,7 @@ func (c *wsConn) fail(err error) {
 // sendClose sends close 1001 and gives the peer wsCloseWait to answer,
 // then closes the connection.
 func (c *wsConn) sendClose() {
-	if c.writeClose(wsframe.CloseGoingAway, "server shutting down") {
+	if c.writeClose(ws.CloseGoingAway, "server shutting down") {
 		t := time.NewTimer(wsCloseWait)
 		defer t.Stop()
 		select {

@@ -13,7 +13,7 @@
 // as Errors. Latency (first byte written to answer read) goes into a
 // log-linear Histogram without allocating.
 //
-// Transports: raw TCP with any framing of netserver/frame, HTTP/1.1 with
+// Transports: raw TCP with any framing of frame, HTTP/1.1 with
 // fasthttp (a HostClient, or a PipelineClient when P > 1), and WebSocket
 // (one message per text frame; fasthttp/websocket's Dialer for the
 // handshake, then the same pipelined loop as TCP: see ws.go).

@@ -12,8 +12,8 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 func newEngine(t *testing.T) *dispatch.Engine {

@@ -6,7 +6,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // maxAnswer is the largest answer frame a TCP connection accepts.

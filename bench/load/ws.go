@@ -4,14 +4,14 @@ package load
 // handshake; the frames are then written and read here, on the raw
 // connection, by the same loop as TCP's: a burst of calls is appended as
 // masked text frames to one buffer and written at once, and the answers are
-// cut out of one read buffer without copying (wsframe.Reader). The websocket
+// cut out of one read buffer without copying (ws.Reader). The websocket
 // package's Conn allocates a reader and a writer per message and writes each
 // message with a system call of its own; this way a call allocates nothing,
 // as over TCP.
 //
 // So that no byte the server sends after its 101 answer is left behind in
 // the Dialer's buffer, the connection under the Dialer is a
-// wsframe.HandshakeConn: it hands out nothing past the end of the answer's
+// ws.HandshakeConn: it hands out nothing past the end of the answer's
 // header block and keeps what it read beyond it for the frame reader. Only
 // ws:// can work this way: under wss:// the frames would have to go through
 // the Dialer's TLS connection.
@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 )
 
 const (
@@ -83,14 +83,14 @@ func (r *run) dialWS(ctx context.Context) ([]func(context.Context, *window) erro
 // wsConn is one WebSocket connection after the handshake.
 type wsConn struct {
 	nc   net.Conn
-	rd   wsframe.Reader
+	rd   ws.Reader
 	out  []byte // frames to write
 	msg  []byte // the message being framed
 	pong []byte // pong frames owed to the server's pings
 }
 
 func dialWSConn(ctx context.Context, url string, timeout time.Duration) (*wsConn, error) {
-	var hc *wsframe.HandshakeConn
+	var hc *ws.HandshakeConn
 	nd := &net.Dialer{Timeout: timeout}
 	d := &websocket.Dialer{
 		HandshakeTimeout: timeout,
@@ -99,7 +99,7 @@ func dialWSConn(ctx context.Context, url string, timeout time.Duration) (*wsConn
 			if err != nil {
 				return nil, err
 			}
-			hc = &wsframe.HandshakeConn{Conn: c}
+			hc = &ws.HandshakeConn{Conn: c}
 			return hc, nil
 		},
 	}
@@ -111,12 +111,12 @@ func dialWSConn(ctx context.Context, url string, timeout time.Duration) (*wsConn
 		return nil, err
 	}
 	c := &wsConn{nc: hc, out: make([]byte, 0, 64<<10), msg: make([]byte, 0, 4<<10)}
-	c.rd.Reset(hc, wsframe.Client, maxAnswer)
+	c.rd.Reset(hc, ws.Client, maxAnswer)
 	return c, nil
 }
 
 // mask returns a fresh masking key for a frame.
-func mask() wsframe.Mask { return wsframe.MaskWith(rand.Uint32()) }
+func mask() ws.Mask { return ws.MaskWith(rand.Uint32()) }
 
 // close ends the connection: after a run that ended well with the closing
 // handshake (close 1000, then the server's close frame, waited for at most
@@ -129,11 +129,11 @@ func (c *wsConn) close(graceful bool) {
 	if c.nc.SetDeadline(time.Now().Add(wsByeWait)) != nil {
 		return
 	}
-	if _, err := c.nc.Write(wsframe.AppendClose(c.out[:0], wsframe.CloseNormal, "", mask())); err != nil {
+	if _, err := c.nc.Write(ws.AppendClose(c.out[:0], ws.CloseNormal, "", mask())); err != nil {
 		return
 	}
 	for {
-		if op, _, err := c.rd.Next(); err != nil || op == wsframe.OpClose {
+		if op, _, err := c.rd.Next(); err != nil || op == ws.OpClose {
 			return
 		}
 	}
@@ -141,7 +141,7 @@ func (c *wsConn) close(graceful bool) {
 
 func (c *wsConn) add(req *Request, id uint64) int {
 	c.msg = req.Append(c.msg[:0], id)
-	c.out = wsframe.AppendFrame(c.out, wsframe.OpText, c.msg, mask())
+	c.out = ws.AppendFrame(c.out, ws.OpText, c.msg, mask())
 	return len(c.msg)
 }
 
@@ -183,7 +183,7 @@ func (c *wsConn) readAnswers(r *run, w *window) error {
 }
 
 func isTooLarge(err error) bool {
-	var tooLarge *wsframe.TooLargeError
+	var tooLarge *ws.TooLargeError
 	return errors.As(err, &tooLarge)
 }
 
@@ -197,11 +197,11 @@ func (c *wsConn) answer(wait bool) (msg []byte, ok bool, err error) {
 		switch {
 		case err != nil:
 			return nil, false, err
-		case op == wsframe.OpPing:
-			c.pong = wsframe.AppendFrame(c.pong, wsframe.OpPong, p, mask())
-		case op == wsframe.OpClose:
+		case op == ws.OpPing:
+			c.pong = ws.AppendFrame(c.pong, ws.OpPong, p, mask())
+		case op == ws.OpClose:
 			return nil, false, errWSClosed
-		case op != wsframe.OpPong:
+		case op != ws.OpPong:
 			return p, true, nil
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/internal/wsframe"
+	"github.com/jetrpc/jetrpc/frame/ws"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -200,8 +200,8 @@ func TestWSAfterHandshake(t *testing.T) {
 		h := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
 		out := []byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
 			base64.StdEncoding.EncodeToString(h[:]) + "\r\n\r\n")
-		out = wsframe.AppendFrame(out, wsframe.OpText, []byte("hello"), wsframe.Mask{})
-		out = wsframe.AppendFrame(out, wsframe.OpText, []byte("world"), wsframe.Mask{})
+		out = ws.AppendFrame(out, ws.OpText, []byte("hello"), ws.Mask{})
+		out = ws.AppendFrame(out, ws.OpText, []byte("world"), ws.Mask{})
 		c.Write(out)
 		io.Copy(io.Discard, c) // until the client closes
 	}()
@@ -219,14 +219,14 @@ func TestWSAfterHandshake(t *testing.T) {
 }
 
 // serverFrame appends an unmasked frame, as a server sends it.
-func serverFrame(dst []byte, op wsframe.Opcode, fin bool, payload []byte) []byte {
-	return append(wsframe.AppendHeader(dst, op, fin, len(payload), wsframe.Mask{}), payload...)
+func serverFrame(dst []byte, op ws.Opcode, fin bool, payload []byte) []byte {
+	return append(ws.AppendHeader(dst, op, fin, len(payload), ws.Mask{}), payload...)
 }
 
 // TestWSAnswer: the answers among the server's control frames: pings owe
 // pongs, pongs are dropped, a close ends the stream, an answer over the
 // limit is an error; read whole and one byte at a time. (The frames
-// themselves are wsframe's to check.)
+// themselves are frame/ws's to check.)
 func TestWSAnswer(t *testing.T) {
 	f := func(name string, stream []byte, want []string, wantErr error, wantPong []byte) {
 		t.Helper()
@@ -236,7 +236,7 @@ func TestWSAnswer(t *testing.T) {
 				src = iotest.OneByteReader(src)
 			}
 			c := &wsConn{}
-			c.rd.Reset(src, wsframe.Client, 1000)
+			c.rd.Reset(src, ws.Client, 1000)
 			var got []string
 			var err error
 			for {
@@ -255,20 +255,20 @@ func TestWSAnswer(t *testing.T) {
 		}
 	}
 	frames := func(fs ...[]byte) []byte { return bytes.Join(fs, nil) }
-	text := func(s string) []byte { return serverFrame(nil, wsframe.OpText, true, []byte(s)) }
-	ping := func(s string) []byte { return serverFrame(nil, wsframe.OpPing, true, []byte(s)) }
+	text := func(s string) []byte { return serverFrame(nil, ws.OpText, true, []byte(s)) }
+	ping := func(s string) []byte { return serverFrame(nil, ws.OpPing, true, []byte(s)) }
 	f("two", frames(text("a"), text(`{"x":1}`)), []string{"a", `{"x":1}`}, io.EOF, nil)
-	f("control frames", frames(serverFrame(nil, wsframe.OpText, false, []byte("ab")), ping("p"),
-		serverFrame(nil, wsframe.OpPong, true, nil), serverFrame(nil, wsframe.OpContinuation, true, []byte("c")), ping("q"), text("d")),
+	f("control frames", frames(serverFrame(nil, ws.OpText, false, []byte("ab")), ping("p"),
+		serverFrame(nil, ws.OpPong, true, nil), serverFrame(nil, ws.OpContinuation, true, []byte("c")), ping("q"), text("d")),
 		[]string{"abc", "d"}, io.EOF, []byte("pq"))
-	f("close", frames(text("a"), wsframe.AppendClose(nil, 1001, "", wsframe.Mask{}), text("b")), []string{"a"}, errWSClosed, nil)
-	f("masked", frames(text("a"), wsframe.AppendFrame(nil, wsframe.OpText, []byte("b"), mask())), []string{"a"}, wsframe.ErrMasked, nil)
-	f("too large", frames(text("a"), text(strings.Repeat("x", 1001))), []string{"a"}, &wsframe.TooLargeError{Limit: 1000}, nil)
+	f("close", frames(text("a"), ws.AppendClose(nil, 1001, "", ws.Mask{}), text("b")), []string{"a"}, errWSClosed, nil)
+	f("masked", frames(text("a"), ws.AppendFrame(nil, ws.OpText, []byte("b"), mask())), []string{"a"}, ws.ErrMasked, nil)
+	f("too large", frames(text("a"), text(strings.Repeat("x", 1001))), []string{"a"}, &ws.TooLargeError{Limit: 1000}, nil)
 	f("truncated", text("abc")[:3], nil, io.ErrUnexpectedEOF, nil)
 
 	// Without wait, only what is buffered.
 	c := &wsConn{}
-	c.rd.Reset(bytes.NewReader(frames(text("a"), ping("p"))), wsframe.Client, 1000)
+	c.rd.Reset(bytes.NewReader(frames(text("a"), ping("p"))), ws.Client, 1000)
 	if msg, ok, err := c.answer(false); ok || err != nil {
 		t.Errorf("nothing read yet: %q, %v, %v", msg, ok, err)
 	}
@@ -281,9 +281,9 @@ func TestWSAnswer(t *testing.T) {
 }
 
 // sameWSErr reports whether err is want, or like it when it is a
-// *wsframe.TooLargeError.
+// *ws.TooLargeError.
 func sameWSErr(err, want error) bool {
-	var got, tl *wsframe.TooLargeError
+	var got, tl *ws.TooLargeError
 	if errors.As(want, &tl) {
 		return errors.As(err, &got) && *got == *tl
 	}
@@ -300,7 +300,7 @@ func unmaskFrames(t *testing.T, b []byte) []byte {
 		}
 		n := int(b[1] & 0x7f)
 		p := bytes.Clone(b[6 : 6+n])
-		wsframe.MaskWith(binary.LittleEndian.Uint32(b[2:6])).Apply(p)
+		ws.MaskWith(binary.LittleEndian.Uint32(b[2:6])).Apply(p)
 		out = append(out, p...)
 		b = b[6+n:]
 	}
@@ -314,7 +314,7 @@ func TestWSSendCheckAllocs(t *testing.T) {
 	w := newWindow(4, 16)
 	var src replayReader
 	c := &wsConn{}
-	c.rd.Reset(&src, wsframe.Client, maxAnswer)
+	c.rd.Reset(&src, ws.Client, maxAnswer)
 	msg := make([]byte, 0, 8192)
 	out := make([]byte, 0, 8192)
 	ans := make([]byte, 0, 8192)
@@ -327,9 +327,9 @@ func TestWSSendCheckAllocs(t *testing.T) {
 		allocs := testing.AllocsPerRun(100, func() {
 			id := w.start(req, 1)
 			msg = req.Append(msg[:0], id)
-			out = wsframe.AppendFrame(out[:0], wsframe.OpText, msg, mask())
+			out = ws.AppendFrame(out[:0], ws.OpText, msg, mask())
 			ans = appendAnswer(ans[:0], req, id)
-			in = serverFrame(in[:0], wsframe.OpText, true, ans)
+			in = serverFrame(in[:0], ws.OpText, true, ans)
 			src.b = in
 			got, ok, err := c.answer(true)
 			if err != nil || !ok {

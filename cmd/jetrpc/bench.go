@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench/load"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // benchConfig is what the bench flags ask for.

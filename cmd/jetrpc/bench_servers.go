@@ -22,7 +22,7 @@ import (
 // The baseline runs on the same kind of loop as jetrpc: over NDJSON
 // bench.LineServer (read every buffered line, answer each into one buffer,
 // write when the input runs dry), over the other framings the same loop
-// with netserver/frame, over HTTP a fasthttp server with jetrpc's default
+// with frame, over HTTP a fasthttp server with jetrpc's default
 // timeouts, over WebSocket bench.WSServer (the same websocket package as
 // jetrpc's /ws, one message read, answered and written at a time). So the
 // comparison is of the JSON-RPC work, not of the network code.

@@ -26,7 +26,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 const callUsage = `Usage: jetrpc call [flags] METHOD [PARAMS]

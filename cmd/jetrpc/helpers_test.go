@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/vectors"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 	"github.com/valyala/fasthttp"
 )
 

@@ -20,8 +20,8 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
-	"github.com/jetrpc/jetrpc/netserver/frame"
 )
 
 // shutdownGrace is how long a shutdown waits for calls in flight before it

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 // TestBinaryServe runs the built binary on free ports: every spec vector over

@@ -1,4 +1,4 @@
-package wsframe
+package ws
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 // ErrProtocol is what every violation of RFC 6455 a Reader finds wraps
 // (test with errors.Is); the caller answers it with close 1002. The
 // specific errors below tell which rule was broken.
-var ErrProtocol = errors.New("wsframe: protocol error")
+var ErrProtocol = errors.New("ws: protocol error")
 
 // The protocol errors.
 var (
@@ -24,7 +24,7 @@ var (
 
 // ErrClosed is returned by Next after it has handed out a close frame:
 // nothing may follow one.
-var ErrClosed = errors.New("wsframe: read after a close frame")
+var ErrClosed = errors.New("ws: read after a close frame")
 
 type protocolError string
 
@@ -40,5 +40,5 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return "wsframe: message over the limit of " + strconv.Itoa(e.Limit) + " bytes"
+	return "ws: message over the limit of " + strconv.Itoa(e.Limit) + " bytes"
 }

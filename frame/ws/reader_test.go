@@ -1,4 +1,4 @@
-package wsframe
+package ws
 
 import (
 	"bytes"
@@ -75,12 +75,12 @@ func TestReader(t *testing.T) {
 // limit's does not.
 func TestReaderProtocolErrors(t *testing.T) {
 	for _, err := range []error{ErrReserved, ErrOpcode, ErrControl, ErrFragment, ErrMasked, ErrUnmasked, ErrLength, ErrClosePayload} {
-		if !errors.Is(err, ErrProtocol) || !strings.HasPrefix(err.Error(), "wsframe: protocol error: ") {
+		if !errors.Is(err, ErrProtocol) || !strings.HasPrefix(err.Error(), "ws: protocol error: ") {
 			t.Errorf("%v does not wrap ErrProtocol", err)
 		}
 	}
 	tl := &TooLargeError{Limit: 1024}
-	if errors.Is(tl, ErrProtocol) || tl.Error() != "wsframe: message over the limit of 1024 bytes" {
+	if errors.Is(tl, ErrProtocol) || tl.Error() != "ws: message over the limit of 1024 bytes" {
 		t.Errorf("TooLargeError: %v", tl)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !race
 
-package wsframe
+package ws
 
 import (
 	"testing"

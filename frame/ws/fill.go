@@ -1,4 +1,4 @@
-package wsframe
+package ws
 
 import "io"
 
@@ -14,7 +14,7 @@ func (rd *Reader) fill(want int) error {
 	for range maxEmptyReads {
 		n, err := rd.src.Read(rd.buf[rd.w:])
 		if n < 0 || n > len(rd.buf)-rd.w {
-			panic("wsframe: reader returned an invalid count")
+			panic("ws: reader returned an invalid count")
 		}
 		rd.w += n
 		if n > 0 {

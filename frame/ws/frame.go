@@ -1,4 +1,4 @@
-package wsframe
+package ws
 
 import (
 	"encoding/binary"

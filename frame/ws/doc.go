@@ -1,4 +1,4 @@
-// Package wsframe reads and writes WebSocket frames (RFC 6455 section 5) on
+// Package ws reads and writes WebSocket frames (RFC 6455 section 5) on
 // a connection whose opening handshake is done, for both sides of it.
 //
 // A Reader hands out whole messages (text or binary, continuation frames
@@ -21,4 +21,4 @@
 // right behind its 101 answer.
 //
 // The package uses the standard library only.
-package wsframe
+package ws

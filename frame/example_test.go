@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/jetrpc/jetrpc/netserver/frame"
+	"github.com/jetrpc/jetrpc/frame"
 )
 
 func ExampleReader() {
