@@ -12,9 +12,9 @@ import (
 // LineServer is the transport baseline for TCP benchmarks: a newline-framed
 // server with the same pipelining and write coalescing as jetrpc (read every
 // buffered line, answer each into one buffer, write when the input runs dry),
-// calling Handle for each line. With a Handle that returns a fixed line it is
-// the raw echo server, the transport's limit; with Stdlib.Process it is the
-// encoding/json baseline served over the same loop.
+// calling Handle for each line. With EchoLine as Handle it is the raw echo
+// server, the transport's limit; with StdlibLine it is the encoding/json
+// baseline served over the same loop.
 type LineServer struct {
 	// Handle appends the answer to line (without its newline) to dst.
 	Handle func(dst, line []byte) []byte
@@ -27,11 +27,6 @@ type LineServer struct {
 	ln    net.Listener
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
-}
-
-// FixedLine returns a Handle that answers every line with resp.
-func FixedLine(resp []byte) func(dst, line []byte) []byte {
-	return func(dst, _ []byte) []byte { return append(dst, resp...) }
 }
 
 // StdlibLine returns a Handle that answers with the encoding/json baseline.

@@ -39,30 +39,12 @@ func wsServers(b testing.TB) map[string]string {
 
 // BenchmarkWS measures calls per second over loopback WebSocket, 32
 // connections x 16 calls in flight, the encoding/json baseline against
-// jetrpc, with the load generator of bench/load (no allocation per call),
-// and the process's allocations per call.
+// jetrpc, and the process's allocations per call.
 func BenchmarkWS(b *testing.B) {
 	addrs := wsServers(b)
-	reqs, err := load.Mix("small")
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, server := range []string{"stdlib", "jetrpc"} {
 		b.Run("server="+server, func(b *testing.B) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			b.ResetTimer()
-			before := mallocs()
-			res, err := load.Run(ctx, load.Config{Addr: addrs[server], Transport: load.WS,
-				Conns: 32, Pipeline: 16, Count: int64(b.N), Requests: reqs})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if res.Failed() > 0 {
-				b.Fatalf("%d calls failed: %+v", res.Failed(), res.Counts)
-			}
-			b.ReportMetric(res.Rate(), "calls/s")
-			b.ReportMetric(float64(mallocs()-before)/float64(b.N), "allocs/call")
+			benchLoad(b, load.Config{Addr: addrs[server], Transport: load.WS, Conns: 32, Pipeline: 16})
 		})
 	}
 }

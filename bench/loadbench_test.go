@@ -1,0 +1,47 @@
+package bench_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/jetrpc/jetrpc/bench/load"
+)
+
+// benchLoad sends b.N calls of the "small" case (subtract [42,23]) to cfg's
+// server with the load generator (bench/load: every answer matched by id and
+// checked, no allocation per call), fails b if any call went wrong, and
+// reports calls/s and the process's allocations per call. It is the load
+// of BenchmarkTCP, BenchmarkHTTP and BenchmarkWS.
+func benchLoad(b *testing.B, cfg load.Config) {
+	b.Helper()
+	reqs, err := load.Mix("small")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Requests, cfg.Count = reqs, int64(b.N)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	b.ResetTimer()
+	before := mallocs()
+	res, err := load.Run(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Failed() > 0 || res.OK != int64(b.N) {
+		b.Fatalf("%d of %d calls answered well: %+v", res.OK, b.N, res.Counts)
+	}
+	b.ReportMetric(res.Rate(), "calls/s")
+	b.ReportMetric(float64(mallocs()-before)/float64(b.N), "allocs/call")
+}
+
+// mallocs is the process's heap allocation count so far. The servers and
+// the load generator share the process, so a delta over a run bounds the
+// server's allocations per call from above (the generator allocates only
+// per connection).
+func mallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
+}
