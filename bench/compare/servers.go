@@ -1,0 +1,112 @@
+package compare
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/jetrpc/jetrpc/bench"
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/bench/load"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/valyala/fasthttp"
+)
+
+// startServers starts, on loopback, jetrpc (the demo methods) and the
+// encoding/json baseline (bench.Stdlib) for cfg's transport and framing, or
+// names cfg.Target. stop shuts the servers down.
+//
+// The baseline runs on the same kind of loop as jetrpc: over NDJSON
+// bench.LineServer (read every buffered line, answer each into one buffer,
+// write when the input runs dry), over the other framings the same loop
+// with frame, over HTTP a fasthttp server with jetrpc's default
+// timeouts, over WebSocket bench.WSServer (the same websocket package as
+// jetrpc's /ws, one message read, answered and written at a time). So the
+// comparison is of the JSON-RPC work, not of the network code.
+func startServers(cfg *Config) (servers []server, stop func(), err error) {
+	if cfg.Target != "" {
+		return []server{{name: "target", addr: cfg.Target}}, func() {}, nil
+	}
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	starts := []struct {
+		name  string
+		start func(*Config, net.Listener) (stop func(), err error)
+	}{{"jetrpc", startJetrpc}, {"baseline", startBaseline}}
+	for _, s := range starts {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		stopOne, err := s.start(cfg, ln)
+		if err != nil {
+			ln.Close()
+			stop()
+			return nil, nil, err
+		}
+		stops = append(stops, stopOne)
+		servers = append(servers, server{name: s.name, addr: ln.Addr().String(), inProcess: true})
+	}
+	return servers, stop, nil
+}
+
+// startJetrpc serves the demo methods on ln: netserver.New over TCP,
+// netserver.NewHTTP over HTTP and WebSocket (GET /ws). Nothing is logged.
+func startJetrpc(cfg *Config, ln net.Listener) (stop func(), err error) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e := dispatch.New(&dispatch.Options{Logger: quiet})
+	if err := demo.Register(e); err != nil {
+		e.Close()
+		return nil, err
+	}
+	opts := &netserver.Options{Framing: cfg.Framing, Logger: quiet}
+	var shutdown func(context.Context) error
+	if cfg.Transport == load.HTTP || cfg.Transport == load.WS {
+		srv := netserver.NewHTTP(e, opts)
+		go srv.Serve(ln)
+		shutdown = srv.Shutdown
+	} else {
+		srv := netserver.New(e, opts)
+		go srv.Serve(ln)
+		shutdown = srv.Shutdown
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shutdown(ctx)
+		e.Close()
+	}, nil
+}
+
+// startBaseline serves the encoding/json baseline on ln, on the loop that
+// matches jetrpc's for cfg's transport.
+func startBaseline(cfg *Config, ln net.Listener) (stop func(), err error) {
+	std := bench.NewStdlib()
+	switch cfg.Transport {
+	case load.HTTP:
+		srv := &fasthttp.Server{
+			Handler:      bench.StdlibHTTP(std),
+			ReadTimeout:  netserver.DefaultReadTimeout,
+			WriteTimeout: netserver.DefaultWriteTimeout,
+			IdleTimeout:  netserver.DefaultIdleTimeout,
+		}
+		go srv.Serve(ln)
+		return func() { srv.Shutdown() }, nil
+	case load.WS:
+		srv := &bench.WSServer{Handle: bench.StdlibLine(std)}
+		go srv.Serve(ln)
+		return func() { srv.Close() }, nil
+	default:
+		srv := &bench.LineServer{Handle: bench.StdlibLine(std), Framing: cfg.Framing}
+		go srv.Serve(ln)
+		return func() { srv.Close() }, nil
+	}
+}
