@@ -13,6 +13,19 @@
 // none), well-formed close payloads and a message limit (*TooLargeError,
 // answered with close 1009).
 //
+// Text messages must be valid UTF-8 (RFC 3629: no surrogates, overlong
+// forms or code points above U+10FFFF). The Reader checks them as their
+// bytes are read, frame by frame and read by read, so that a bad sequence
+// fails the connection (RFC 6455 section 8.1) as soon as it is read, before
+// the rest of its frame or message (what Autobahn|Testsuite calls failing
+// fast); a character cut between fragments or reads is fine unless the
+// message ends inside it (section 5.6). The error
+// is a *UTF8Error (errors.Is ErrInvalidUTF8), answered with close 1007
+// (CloseInvalidData); it is not a protocol error. Binary messages and the
+// payloads of pings and pongs are not checked. A close frame's reason must
+// be UTF-8 too (section 5.5.1): ErrCloseReason is a protocol error (close
+// 1002), since a close frame is a control frame, not a message.
+//
 // Writing is append-style: AppendFrame, AppendClose, and AppendHeader with
 // Mask.Apply for a caller that encodes a message straight into its frame.
 //

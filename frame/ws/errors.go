@@ -20,7 +20,34 @@ var (
 	ErrUnmasked     error = protocolError("unmasked frame from a client")
 	ErrLength       error = protocolError("frame length with the top bit set")
 	ErrClosePayload error = protocolError("malformed close frame payload")
+	// ErrCloseReason is a close frame whose reason is not UTF-8 (RFC 6455
+	// section 5.5.1): a malformed control frame, hence a protocol error
+	// (close 1002), not ErrInvalidUTF8, whose close 1007 is for data within
+	// a message (section 7.4.1).
+	ErrCloseReason error = protocolError("close reason not valid UTF-8")
 )
+
+// ErrInvalidUTF8 is what a text message that is not valid UTF-8 (RFC 3629)
+// gives, wrapped in a *UTF8Error (test with errors.Is); the caller answers
+// it with close 1007 (CloseInvalidData). It is not a protocol error.
+var ErrInvalidUTF8 = errors.New("ws: invalid UTF-8 in a text message")
+
+// UTF8Error reports a text message that is not valid UTF-8, found as soon
+// as the Reader read its bad bytes. It wraps ErrInvalidUTF8.
+type UTF8Error struct {
+	// Offset is where in the message (its fragments joined) the ill-formed
+	// sequence begins: the bad byte, or the lead byte of the sequence it
+	// breaks or, at the end of the message, leaves unfinished.
+	Offset int
+}
+
+// Error says what was wrong and where.
+func (e *UTF8Error) Error() string {
+	return ErrInvalidUTF8.Error() + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// Unwrap returns ErrInvalidUTF8.
+func (e *UTF8Error) Unwrap() error { return ErrInvalidUTF8 }
 
 // ErrClosed is returned by Next after it has handed out a close frame:
 // nothing may follow one.
@@ -39,6 +66,7 @@ type TooLargeError struct {
 	Limit int
 }
 
+// Error says what the limit is.
 func (e *TooLargeError) Error() string {
 	return "ws: message over the limit of " + strconv.Itoa(e.Limit) + " bytes"
 }

@@ -31,7 +31,10 @@ const (
 	// CloseNoStatus is what ParseClose returns for a close frame without a
 	// code; it is never sent (AppendClose sends an empty payload for it).
 	CloseNoStatus = 1005
-	CloseTooBig   = 1009
+	// CloseInvalidData answers a text message that is not UTF-8
+	// (ErrInvalidUTF8).
+	CloseInvalidData = 1007
+	CloseTooBig      = 1009
 )
 
 const (
@@ -156,7 +159,7 @@ func ParseClose(payload []byte) (code int, reason []byte) {
 }
 
 // checkClose checks a received close payload: empty, or a code a peer may
-// send followed by a UTF-8 reason.
+// send followed by a UTF-8 reason (ErrCloseReason when it is not).
 func checkClose(payload []byte) error {
 	switch {
 	case len(payload) == 0:
@@ -165,8 +168,11 @@ func checkClose(payload []byte) error {
 		return ErrClosePayload
 	}
 	code, reason := ParseClose(payload)
-	if !validCloseCode(code) || !utf8.Valid(reason) {
+	switch {
+	case !validCloseCode(code):
 		return ErrClosePayload
+	case !validUTF8(reason):
+		return ErrCloseReason
 	}
 	return nil
 }

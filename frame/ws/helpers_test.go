@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"testing"
+	"testing/iotest"
 )
 
 // opName names op in the results of readAll.
@@ -46,12 +48,37 @@ func readAll(src io.Reader, role Role, max int) ([]string, error) {
 	}
 }
 
+// readEach reads stream as role with the message limit max, whole, one
+// byte at a time, in uneven chunks and with the error on the last data,
+// and reports any way of reading whose results or error differ from want
+// and wantErr.
+func readEach(t *testing.T, name string, role Role, max int, stream []byte, want []string, wantErr error) {
+	t.Helper()
+	srcs := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(stream) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(stream)) },
+		"chunks":   func() io.Reader { return &chunkReader{b: stream, sizes: []byte{3, 1, 7, 200, 2}} },
+		"data+err": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(stream)) },
+	}
+	for how, src := range srcs {
+		got, err := readAll(src(), role, max)
+		if list(got) != list(want) || !sameErr(err, wantErr) {
+			t.Errorf("%s (%s): got %d results %.50q, %v; want %.50q, %v", name, how, len(got), got, err, want, wantErr)
+		}
+	}
+}
+
 // sameErr reports whether two of Next's errors are the same for the
-// tests: equal, or both *TooLargeError with the same limit.
+// tests: equal, or both *TooLargeError with the same limit, or both
+// *UTF8Error with the same offset.
 func sameErr(a, b error) bool {
 	var ta, tb *TooLargeError
 	if errors.As(a, &ta) && errors.As(b, &tb) {
 		return *ta == *tb
+	}
+	var ua, ub *UTF8Error
+	if errors.As(a, &ua) && errors.As(b, &ub) {
+		return *ua == *ub
 	}
 	return a == b
 }

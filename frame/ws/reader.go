@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"math/bits"
 )
 
 // NOTE: how the Reader is organised.
@@ -16,6 +17,12 @@ import (
 // tail is short, grow up to the limit plus a header) and reads once. A
 // message in fragments is joined in frag; every other payload is handed out
 // in place. Ready runs step and keeps what it found for Next.
+//
+// The payload of the frame at r is unmasked and, in a text message, checked
+// as UTF-8 as its bytes come (advance), so that a bad byte fails the
+// message before the rest of it is read: done counts the bytes of that
+// payload already seen, and text is where the UTF-8 check of the text
+// message stands (utf8.go).
 
 const (
 	// DefaultMaxMessage is the message limit used when 0 is given.
@@ -63,6 +70,8 @@ type Reader struct {
 	frag   []byte // the fragments of a message so far
 	fragOp Opcode
 	inFrag bool
+	done   int       // payload bytes of the frame at r unmasked and checked
+	text   utf8State // the UTF-8 check of a text message
 
 	held    bool // what Ready found, for Next
 	heldOp  Opcode
@@ -104,10 +113,16 @@ func (rd *Reader) Ready() bool {
 // payload is a slice of the Reader's buffers, unmasked: it is valid until
 // the next call to Next or Ready.
 //
+// A text message must be valid UTF-8 (RFC 3629), checked as its bytes are
+// read: a bad sequence is reported as soon as it is read, before the rest
+// of the frame or message, as a *UTF8Error (ErrInvalidUTF8). A character
+// may be cut between frames or reads; cut at the end of the message it is
+// an error too. Binary messages are not checked.
+//
 // Errors: io.EOF when the source ends between messages, io.ErrUnexpectedEOF
 // within one; other errors of the source as they come (after a timeout,
 // Next may be called again). A broken rule (an error wrapping ErrProtocol,
-// or *TooLargeError) is returned by every later call.
+// a *TooLargeError or a *UTF8Error) is returned by every later call.
 func (rd *Reader) Next() (op Opcode, payload []byte, err error) {
 	if rd.held {
 		op, payload = rd.heldOp, rd.heldMsg
@@ -138,14 +153,14 @@ func (rd *Reader) step() (op Opcode, payload []byte, want int, err error) {
 			break
 		}
 		end := hdr + int(n)
+		if rd.err = rd.advance(b[:min(len(b), end)], hdr, len(b) >= end); rd.err != nil {
+			break
+		}
 		if len(b) < end {
 			return 0, nil, end, nil
 		}
 		payload = b[hdr:end:end]
-		if b[1]&maskBit != 0 {
-			maskBytes(payload, binary.LittleEndian.Uint32(b[hdr-4:]))
-		}
-		rd.r += end
+		rd.r, rd.done = rd.r+end, 0
 		if op, payload, ok := rd.take(b[0], payload); ok {
 			return op, payload, 0, nil
 		}
@@ -213,6 +228,36 @@ func checkControl(op Opcode, fin bool, n uint64) error {
 		return ErrOpcode
 	case !fin || n > MaxControlPayload:
 		return ErrControl
+	}
+	return nil
+}
+
+// advance unmasks the payload bytes of the frame at r that f (the frame
+// so far, its header hdr bytes long) holds beyond done and, in a text
+// message, checks them as UTF-8; whole says f is the whole frame, and then
+// a final one must not end inside a character.
+func (rd *Reader) advance(f []byte, hdr int, whole bool) error {
+	p := f[hdr+rd.done:]
+	if f[1]&maskBit != 0 {
+		maskBytes(p, bits.RotateLeft32(binary.LittleEndian.Uint32(f[hdr-4:]), -8*(rd.done&3)))
+	}
+	at := rd.done // the offset of p in the message
+	rd.done += len(p)
+	switch op := Opcode(f[0] & 0x0f); {
+	case op == OpText:
+		if at == 0 {
+			rd.text = utf8State{}
+		}
+	case op == OpContinuation && rd.fragOp == OpText:
+		at += len(rd.frag)
+	default:
+		return nil
+	}
+	if bad, ok := rd.text.check(p); !ok {
+		return &UTF8Error{Offset: at + bad}
+	}
+	if whole && f[0]&finBit != 0 && rd.text.need > 0 {
+		return &UTF8Error{Offset: at + len(p) - int(rd.text.have)}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 )
 
@@ -17,18 +16,7 @@ func TestReader(t *testing.T) {
 	const limit = 100000
 	f := func(name string, role Role, stream []byte, want []string, wantErr error) {
 		t.Helper()
-		srcs := map[string]func() io.Reader{
-			"whole":    func() io.Reader { return bytes.NewReader(stream) },
-			"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(stream)) },
-			"chunks":   func() io.Reader { return &chunkReader{b: stream, sizes: []byte{3, 1, 7, 200, 2}} },
-			"data+err": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(stream)) },
-		}
-		for how, src := range srcs {
-			got, err := readAll(src(), role, limit)
-			if list(got) != list(want) || !sameErr(err, wantErr) {
-				t.Errorf("%s (%s): got %d results %.50q, %v; want %.50q, %v", name, how, len(got), got, err, want, wantErr)
-			}
-		}
+		readEach(t, name, role, limit, stream, want, wantErr)
 	}
 	// A server's frames, read by a client.
 	s := func(op Opcode, fin bool, p string) []byte { return frame(nil, op, fin, p, Mask{}) }
