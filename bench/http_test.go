@@ -1,8 +1,6 @@
 package bench_test
 
 import (
-	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -14,19 +12,11 @@ import (
 
 // httpServers starts, on loopback, a fasthttp server that answers every
 // request with a fixed body but for the id it copies (bench.AppendEcho: the
-// transport's limit), configured with the
-// same read, write and idle timeouts as jetrpc's defaults (each costs a
-// deadline per request), and jetrpc's fasthttp server.
-func httpServers(b *testing.B) map[string]string {
-	addrs := map[string]string{}
-	listen := func(name string) net.Listener {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		addrs[name] = ln.Addr().String()
-		return ln
-	}
+// transport's limit), configured with the same read, write and idle timeouts
+// as jetrpc's defaults (each costs a deadline per request), and jetrpc's
+// fasthttp server.
+func httpServers(b *testing.B) servers {
+	s := servers{}
 	fixed := &fasthttp.Server{
 		Handler: func(ctx *fasthttp.RequestCtx) {
 			ctx.SetContentType("application/json")
@@ -38,16 +28,10 @@ func httpServers(b *testing.B) map[string]string {
 		WriteTimeout: netserver.DefaultWriteTimeout,
 		IdleTimeout:  netserver.DefaultIdleTimeout,
 	}
-	go fixed.Serve(listen("fixed"))
-	b.Cleanup(func() { fixed.Shutdown() })
+	s.start(b, "fixed", fixed.Serve, func() { fixed.Shutdown() })
 	srv := netserver.NewHTTP(newEngine(b), nil)
-	go srv.Serve(listen("jetrpc"))
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	return addrs
+	s.start(b, "jetrpc", srv.Serve, shutdown(srv.Shutdown))
+	return s
 }
 
 // BenchmarkHTTP measures POST calls per second over loopback with 64

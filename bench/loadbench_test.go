@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"net"
 	"runtime"
 	"testing"
 	"time"
@@ -44,4 +45,29 @@ func mallocs() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.Mallocs
+}
+
+// servers are a benchmark's loopback servers, their addresses by name.
+type servers map[string]string
+
+// start serves name on a fresh loopback port with serve, and calls stop
+// when tb ends.
+func (s servers) start(tb testing.TB, name string, serve func(net.Listener) error, stop func()) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s[name] = ln.Addr().String()
+	go serve(ln)
+	tb.Cleanup(stop)
+}
+
+// shutdown is a stop for a jetrpc server: its Shutdown, 5s to drain.
+func shutdown(f func(context.Context) error) func() {
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		f(ctx)
+	}
 }

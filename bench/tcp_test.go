@@ -1,10 +1,7 @@
 package bench_test
 
 import (
-	"context"
-	"net"
 	"testing"
-	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/load"
@@ -15,34 +12,15 @@ import (
 // its own loopback port: the raw line echo (the transport's limit: it copies
 // the id into a fixed response, no JSON work), the encoding/json baseline
 // over the same loop, and jetrpc.
-func tcpServers(b *testing.B) map[string]string {
-	addrs := map[string]string{}
-	listen := func() net.Listener {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return ln
-	}
+func tcpServers(b *testing.B) servers {
+	s := servers{}
 	echo := &bench.LineServer{Handle: bench.EchoLine([]byte("19"))}
+	s.start(b, "echo", echo.Serve, func() { echo.Close() })
 	std := &bench.LineServer{Handle: bench.StdlibLine(bench.NewStdlib())}
-	for name, s := range map[string]*bench.LineServer{"echo": echo, "stdlib": std} {
-		ln := listen()
-		addrs[name] = ln.Addr().String()
-		go s.Serve(ln)
-		b.Cleanup(func() { s.Close() })
-	}
-	e := newEngine(b)
-	srv := netserver.New(e, nil)
-	ln := listen()
-	addrs["jetrpc"] = ln.Addr().String()
-	go srv.Serve(ln)
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	return addrs
+	s.start(b, "stdlib", std.Serve, func() { std.Close() })
+	srv := netserver.New(newEngine(b), nil)
+	s.start(b, "jetrpc", srv.Serve, shutdown(srv.Shutdown))
+	return s
 }
 
 // BenchmarkTCP measures calls per second over loopback NDJSON: pipelined

@@ -1,10 +1,7 @@
 package bench_test
 
 import (
-	"context"
-	"net"
 	"testing"
-	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/load"
@@ -14,27 +11,13 @@ import (
 // wsServers starts, on loopback, the encoding/json baseline behind a
 // net/http WebSocket endpoint (bench.WSServer) and jetrpc's HTTPServer,
 // whose /ws serves WebSocket.
-func wsServers(b testing.TB) map[string]string {
-	addrs := map[string]string{}
-	listen := func(name string) net.Listener {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		addrs[name] = ln.Addr().String()
-		return ln
-	}
+func wsServers(tb testing.TB) servers {
+	s := servers{}
 	std := &bench.WSServer{Handle: bench.StdlibLine(bench.NewStdlib())}
-	go std.Serve(listen("stdlib"))
-	b.Cleanup(func() { std.Close() })
-	srv := netserver.NewHTTP(newEngine(b), nil)
-	go srv.Serve(listen("jetrpc"))
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	return addrs
+	s.start(tb, "stdlib", std.Serve, func() { std.Close() })
+	srv := netserver.NewHTTP(newEngine(tb), nil)
+	s.start(tb, "jetrpc", srv.Serve, shutdown(srv.Shutdown))
+	return s
 }
 
 // BenchmarkWS measures calls per second over loopback WebSocket, 32
