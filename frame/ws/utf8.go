@@ -1,9 +1,6 @@
 package ws
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "unicode/utf8"
 
 // NOTE: how the UTF-8 check is organised.
 //
@@ -13,9 +10,14 @@ import (
 // after a piece: between characters (the zero value), or inside a sequence
 // with need bytes still to come, the next one within lo..hi (RFC 3629's
 // table: after E0 it is A0..BF, after ED 80..9F, after F0 90..BF, after F4
-// 80..8F, else 80..BF). utf8State.check takes the next piece: 8 bytes at a
-// time while they are ASCII, one sequence at a time (checkRune) otherwise,
-// so that JSON costs about one load and a test per 8 bytes.
+// 80..8F, else 80..BF).
+//
+// check splits a piece in three: the end of a character the last piece
+// cut (resume), the whole characters, and a character this piece cuts
+// (unfinished finds it in the last 3 bytes). The whole characters, all but
+// a few bytes of the piece, go to utf8.Valid, whose ASCII path reads 8
+// bytes at a time; only the cut ends, and a piece it finds bad (to say
+// where), go through scan, one sequence at a time.
 
 // utf8State is where a UTF-8 check stands between two pieces of a text.
 type utf8State struct {
@@ -24,45 +26,95 @@ type utf8State struct {
 	lo, hi uint8 // the range of the next byte
 }
 
-const msb = 0x8080808080808080 // the high bit of each of 8 bytes
-
 // check checks b, the next piece of a text, going on from s. ok is false
 // when b breaks the rules; bad is then where the ill-formed sequence
 // begins, relative to b (negative when it began in an earlier piece).
 func (s *utf8State) check(b []byte) (bad int, ok bool) {
 	i := 0
 	if s.need > 0 {
-		if i, ok = s.resume(b); !ok {
-			return i, false
+		if i, ok = s.resume(b); !ok || s.need > 0 {
+			return i, ok
 		}
 	}
-	for {
-		for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&msb == 0 {
-			i += 8
+	cut := len(b) - unfinished(b[i:])
+	if utf8.Valid(b[i:cut]) {
+		if cut == len(b) {
+			return 0, true
 		}
-		if i+8 <= len(b) {
-			i += bits.TrailingZeros64(binary.LittleEndian.Uint64(b[i:])&msb) / 8
-		} else {
-			for i < len(b) && b[i] < 0x80 {
-				i++
-			}
-			if i == len(b) {
-				return 0, true
-			}
+		i = cut
+	}
+	bad, ok = s.scan(b[i:])
+	return i + bad, ok
+}
+
+// unfinished returns the length of the sequence that b ends inside of: 0
+// when b ends with a whole character, or with bytes that cannot be one
+// (which utf8.Valid finds).
+func unfinished(b []byte) int {
+	for k := 1; k <= min(3, len(b)); k++ {
+		switch c := b[len(b)-k]; {
+		case c < 0x80:
+			return 0
+		case c >= 0xf0 && k < 4, c >= 0xe0 && k < 3, c >= 0xc0 && k < 2:
+			return k
+		case c >= 0xc0:
+			return 0
 		}
-		n, ok := s.checkRune(b, i)
+	}
+	return 0
+}
+
+// scan checks b one sequence at a time, from a state between characters;
+// when b ends inside a sequence, s records it.
+func (s *utf8State) scan(b []byte) (bad int, ok bool) {
+	for i := 0; i < len(b); {
+		if b[i] < 0x80 {
+			i++
+			continue
+		}
+		if *s, ok = lead(b[i]); !ok {
+			return i, false
+		}
+		n, ok := s.resume(b[i+1:])
 		if !ok {
 			return i, false
 		}
-		i += n
-		if s.need > 0 {
-			return 0, true // the rest comes in the next piece
-		}
+		i += 1 + n
 	}
+	return 0, true
 }
 
-// resume goes on with the unfinished sequence of s in b; bad is where it
-// began when it breaks the rules, else n is the bytes it took from b.
+// lead returns the state after c, the first byte of a multi-byte sequence;
+// ok is false when c cannot begin one.
+func lead(c byte) (s utf8State, ok bool) {
+	s = utf8State{have: 1, lo: 0x80, hi: 0xbf}
+	switch {
+	case c < 0xc2: // a continuation byte, or an overlong 2-byte form
+		return s, false
+	case c < 0xe0:
+		s.need = 1
+	case c < 0xf0:
+		s.need = 2
+		if c == 0xe0 {
+			s.lo = 0xa0 // overlong
+		} else if c == 0xed {
+			s.hi = 0x9f // surrogates
+		}
+	case c < 0xf5:
+		s.need = 3
+		if c == 0xf0 {
+			s.lo = 0x90 // overlong
+		} else if c == 0xf4 {
+			s.hi = 0x8f // above U+10FFFF
+		}
+	default: // above U+10FFFF, or the 5- and 6-byte forms
+		return s, false
+	}
+	return s, true
+}
+
+// resume goes on with the unfinished sequence of s in b: n is the bytes it
+// took from b or, when they break the rules, where the sequence began.
 func (s *utf8State) resume(b []byte) (n int, ok bool) {
 	for s.need > 0 {
 		if n == len(b) {
@@ -76,47 +128,6 @@ func (s *utf8State) resume(b []byte) (n int, ok bool) {
 	}
 	s.have = 0
 	return n, true
-}
-
-// checkRune checks the sequence that begins at b[i] (b[i] >= 0x80) and
-// returns its length; when b ends inside it, s records it and n is the
-// bytes left in b.
-func (s *utf8State) checkRune(b []byte, i int) (n int, ok bool) {
-	c := b[i]
-	lo, hi := uint8(0x80), uint8(0xbf)
-	switch {
-	case c < 0xc2: // a continuation byte, or an overlong 2-byte lead
-		return 0, false
-	case c < 0xe0:
-		n = 2
-	case c < 0xf0:
-		n = 3
-		if c == 0xe0 {
-			lo = 0xa0 // overlong
-		} else if c == 0xed {
-			hi = 0x9f // surrogates
-		}
-	case c < 0xf5:
-		n = 4
-		if c == 0xf0 {
-			lo = 0x90 // overlong
-		} else if c == 0xf4 {
-			hi = 0x8f // above U+10FFFF
-		}
-	default: // above U+10FFFF, or the 5- and 6-byte forms
-		return 0, false
-	}
-	if i+n <= len(b) {
-		if d := b[i+1]; d < lo || d > hi || n > 2 && b[i+2]&0xc0 != 0x80 || n > 3 && b[i+3]&0xc0 != 0x80 {
-			return 0, false
-		}
-		return n, true
-	}
-	*s = utf8State{need: uint8(n - 1), have: 1, lo: lo, hi: hi}
-	if _, ok := s.resume(b[i+1:]); !ok {
-		return 0, false
-	}
-	return len(b) - i, true
 }
 
 // validUTF8 reports whether b is a whole text of valid UTF-8.
