@@ -12,13 +12,23 @@ var ErrProtocol = errors.New("ws: protocol error")
 
 // The protocol errors.
 var (
-	ErrReserved     error = protocolError("reserved bits set (no extension was agreed)")
-	ErrOpcode       error = protocolError("unknown opcode")
-	ErrControl      error = protocolError("fragmented or oversized control frame")
-	ErrFragment     error = protocolError("bad fragment sequence")
-	ErrMasked       error = protocolError("masked frame from a server")
-	ErrUnmasked     error = protocolError("unmasked frame from a client")
-	ErrLength       error = protocolError("frame length with the top bit set")
+	// ErrReserved is a frame with a reserved bit (RSV1-3) set.
+	ErrReserved error = protocolError("reserved bits set (no extension was agreed)")
+	// ErrOpcode is a frame with a reserved opcode.
+	ErrOpcode error = protocolError("unknown opcode")
+	// ErrControl is a control frame in fragments or over MaxControlPayload.
+	ErrControl error = protocolError("fragmented or oversized control frame")
+	// ErrFragment is a continuation frame outside a message, or a new
+	// message before the last one's final fragment.
+	ErrFragment error = protocolError("bad fragment sequence")
+	// ErrMasked is a masked frame read by a Client.
+	ErrMasked error = protocolError("masked frame from a server")
+	// ErrUnmasked is an unmasked frame read by a Server.
+	ErrUnmasked error = protocolError("unmasked frame from a client")
+	// ErrLength is a 64-bit payload length with its top bit set.
+	ErrLength error = protocolError("frame length with the top bit set")
+	// ErrClosePayload is a close frame with a 1-byte payload or a code a
+	// peer may not send.
 	ErrClosePayload error = protocolError("malformed close frame payload")
 	// ErrCloseReason is a close frame whose reason is not UTF-8 (RFC 6455
 	// section 5.5.1): a malformed control frame, hence a protocol error

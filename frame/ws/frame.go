@@ -25,8 +25,12 @@ func (op Opcode) IsControl() bool { return op&0x8 != 0 }
 
 // Close status codes (RFC 6455 section 7.4.1) the endpoints use.
 const (
-	CloseNormal        = 1000
-	CloseGoingAway     = 1001
+	// CloseNormal ends a connection that has done its work.
+	CloseNormal = 1000
+	// CloseGoingAway ends a connection whose endpoint goes away (a server
+	// shutting down).
+	CloseGoingAway = 1001
+	// CloseProtocolError answers a broken rule (ErrProtocol).
 	CloseProtocolError = 1002
 	// CloseNoStatus is what ParseClose returns for a close frame without a
 	// code; it is never sent (AppendClose sends an empty payload for it).
@@ -34,7 +38,8 @@ const (
 	// CloseInvalidData answers a text message that is not UTF-8
 	// (ErrInvalidUTF8).
 	CloseInvalidData = 1007
-	CloseTooBig      = 1009
+	// CloseTooBig answers a message over the limit (*TooLargeError).
+	CloseTooBig = 1009
 )
 
 const (
