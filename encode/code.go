@@ -19,28 +19,50 @@ const (
 	CodeTimeout        Code = -32003
 )
 
+// NOTE: the named codes are one table, stdErrs: each code with its
+// standard message, as the prebuilt *Error that Code.Err returns.
+// Code.String reads the messages from it, and stdTails (response.go), the
+// prebuilt ends of the standard error responses, are written from it by
+// the writer behind AppendError. A code's place in the table is its low
+// four bits (c & stdMask), which tell the named codes apart: looking one up
+// is a mask and a compare, and a new code whose place is taken does not
+// compile (duplicate index). A new named code is one line in stdErrs.
+
+// stdSlots is the size of the table of named codes; stdMask picks a code's
+// place in it.
+const (
+	stdSlots = 16
+	stdMask  = stdSlots - 1
+)
+
+// stdErrs is the table of named codes, as the errors Code.Err returns for
+// them, each at its place c & stdMask; the other places are empty. They
+// are shared: never modify them.
+var stdErrs = [stdSlots]Error{
+	CodeParseError & stdMask:     {Code: CodeParseError, Message: "Parse error"},
+	CodeInvalidRequest & stdMask: {Code: CodeInvalidRequest, Message: "Invalid Request"},
+	CodeMethodNotFound & stdMask: {Code: CodeMethodNotFound, Message: "Method not found"},
+	CodeInvalidParams & stdMask:  {Code: CodeInvalidParams, Message: "Invalid params"},
+	CodeInternalError & stdMask:  {Code: CodeInternalError, Message: "Internal error"},
+	CodeServerError & stdMask:    {Code: CodeServerError, Message: "Server error"},
+	CodeOverloaded & stdMask:     {Code: CodeOverloaded, Message: "Server overloaded"},
+	CodeShuttingDown & stdMask:   {Code: CodeShuttingDown, Message: "Server shutting down"},
+	CodeTimeout & stdMask:        {Code: CodeTimeout, Message: "Request timed out"},
+}
+
+// std returns c's place in stdErrs and whether c is a named code.
+func (c Code) std() (int, bool) {
+	i := int(c & stdMask)
+	return i, stdErrs[i].Code == c && stdErrs[i].Message != ""
+}
+
 // String returns the standard message for c: "Parse error", "Invalid
 // Request", "Method not found", "Invalid params", "Internal error",
 // "Server overloaded", "Server shutting down", "Request timed out", "Server
 // error" for the rest of -32000..-32099, and "Error" for any other code.
 func (c Code) String() string {
-	switch c {
-	case CodeParseError:
-		return "Parse error"
-	case CodeInvalidRequest:
-		return "Invalid Request"
-	case CodeMethodNotFound:
-		return "Method not found"
-	case CodeInvalidParams:
-		return "Invalid params"
-	case CodeInternalError:
-		return "Internal error"
-	case CodeOverloaded:
-		return "Server overloaded"
-	case CodeShuttingDown:
-		return "Server shutting down"
-	case CodeTimeout:
-		return "Request timed out"
+	if i, ok := c.std(); ok {
+		return stdErrs[i].Message
 	}
 	if c.IsServerError() {
 		return "Server error"
@@ -52,53 +74,15 @@ func (c Code) String() string {
 // error range -32000..-32099.
 func (c Code) IsServerError() bool { return c <= -32000 && c >= -32099 }
 
-// The prebuilt errors returned by Code.Err. They are shared: never modify
-// them.
-var (
-	errParse          = &Error{Code: CodeParseError, Message: "Parse error"}
-	errInvalidRequest = &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}
-	errMethodNotFound = &Error{Code: CodeMethodNotFound, Message: "Method not found"}
-	errInvalidParams  = &Error{Code: CodeInvalidParams, Message: "Invalid params"}
-	errInternal       = &Error{Code: CodeInternalError, Message: "Internal error"}
-	errServer         = &Error{Code: CodeServerError, Message: "Server error"}
-	errOverloaded     = &Error{Code: CodeOverloaded, Message: "Server overloaded"}
-	errShuttingDown   = &Error{Code: CodeShuttingDown, Message: "Server shutting down"}
-	errTimeout        = &Error{Code: CodeTimeout, Message: "Request timed out"}
-)
-
 // Err returns an *Error with code c, the standard message c.String() and no
 // data. For the named codes (CodeParseError ... CodeTimeout) it is a
 // prebuilt value shared by all callers, returned without allocation; it must
 // be treated as immutable. Any other code gets a fresh *Error.
 func (c Code) Err() error {
-	if e := c.stdErr(); e != nil {
-		return e
+	if i, ok := c.std(); ok {
+		return &stdErrs[i]
 	}
 	return &Error{Code: c, Message: c.String()}
-}
-
-func (c Code) stdErr() *Error {
-	switch c {
-	case CodeParseError:
-		return errParse
-	case CodeInvalidRequest:
-		return errInvalidRequest
-	case CodeMethodNotFound:
-		return errMethodNotFound
-	case CodeInvalidParams:
-		return errInvalidParams
-	case CodeInternalError:
-		return errInternal
-	case CodeServerError:
-		return errServer
-	case CodeOverloaded:
-		return errOverloaded
-	case CodeShuttingDown:
-		return errShuttingDown
-	case CodeTimeout:
-		return errTimeout
-	}
-	return nil
 }
 
 // Error is a JSON-RPC error object. Data, when non-empty, is raw JSON that

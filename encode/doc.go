@@ -14,8 +14,8 @@
 // Members are always written in the order jsonrpc, id, then result or error
 // (or method, params for requests).
 //
-// The standard error responses (Code.Err, AppendStdError) are built once as
-// constants. Batch arrays are assembled with AppendBatchStart,
+// The standard error responses (Code.Err, AppendStdError) are built once,
+// from one table of the named codes. Batch arrays are assembled with AppendBatchStart,
 // AppendBatchMember / AppendBatchSep and FinishBatch (or AppendBatchEnd);
 // see FinishBatch for the protocol rule that a batch of only notifications
 // produces no output at all.

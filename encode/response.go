@@ -62,6 +62,11 @@ func AppendResultEnd(dst []byte) []byte {
 func AppendError(dst, id []byte, code Code, message string, data []byte) []byte {
 	dst = append(dst, head...)
 	dst = appendRaw(dst, id)
+	return appendErrorTail(dst, code, message, data)
+}
+
+// appendErrorTail appends what follows the id in an error response.
+func appendErrorTail(dst []byte, code Code, message string, data []byte) []byte {
 	dst = append(dst, errorHead...)
 	dst = strconv.AppendInt(dst, int64(code), 10)
 	dst = append(dst, messageKey...)
@@ -86,41 +91,26 @@ func AppendErrorValue(dst, id []byte, e *Error) []byte {
 // message (code.String()) and no data. For the named codes the constant
 // parts are prebuilt: it costs two copies around the id.
 func AppendStdError(dst, id []byte, code Code) []byte {
-	tail := stdErrorTail(code)
-	if tail == "" {
+	i, ok := code.std()
+	if !ok {
 		return AppendError(dst, id, code, code.String(), nil)
 	}
 	dst = append(dst, head...)
 	dst = appendRaw(dst, id)
-	return append(dst, tail...)
+	return append(dst, stdTails[i]...)
 }
 
-// stdErrorTail returns what follows the id in the standard error response
-// for code, or "" when code has none. TestStdErrorTail checks each against
-// AppendError.
-func stdErrorTail(code Code) string {
-	switch code {
-	case CodeParseError:
-		return `,"error":{"code":-32700,"message":"Parse error"}}`
-	case CodeInvalidRequest:
-		return `,"error":{"code":-32600,"message":"Invalid Request"}}`
-	case CodeMethodNotFound:
-		return `,"error":{"code":-32601,"message":"Method not found"}}`
-	case CodeInvalidParams:
-		return `,"error":{"code":-32602,"message":"Invalid params"}}`
-	case CodeInternalError:
-		return `,"error":{"code":-32603,"message":"Internal error"}}`
-	case CodeServerError:
-		return `,"error":{"code":-32000,"message":"Server error"}}`
-	case CodeOverloaded:
-		return `,"error":{"code":-32001,"message":"Server overloaded"}}`
-	case CodeShuttingDown:
-		return `,"error":{"code":-32002,"message":"Server shutting down"}}`
-	case CodeTimeout:
-		return `,"error":{"code":-32003,"message":"Request timed out"}}`
+// stdTails[i] is what follows the id in the standard error response for
+// the named code stdErrs[i] (empty where stdErrs has none), written once by
+// appendErrorTail.
+var stdTails = func() (tails [stdSlots]string) {
+	for i, e := range stdErrs {
+		if e.Message != "" {
+			tails[i] = string(appendErrorTail(nil, e.Code, e.Message, nil))
+		}
 	}
-	return ""
-}
+	return tails
+}()
 
 // AppendRequest appends {"jsonrpc":"2.0","id":ID,"method":"M","params":P}.
 // id is raw JSON (empty writes null: a call with a null id, not a
