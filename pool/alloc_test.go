@@ -27,14 +27,6 @@ func TestBuffersDoNotAllocate(t *testing.T) {
 		b.B = append(b.B, "some response bytes"...)
 		p.Put(b)
 	})
-	f("GetGroup/PutGroup", func() {
-		g := pool.GetGroup()
-		g.Add(2)
-		g.Done()
-		g.Done()
-		g.Wait()
-		pool.PutGroup(g)
-	})
 }
 
 // ping is a pooled-style task: a pointer, so submitting it boxes nothing.

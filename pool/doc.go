@@ -1,6 +1,5 @@
-// Package pool holds jetrpc's reusable resources: byte buffers, the bounded
-// pool of worker goroutines that runs handlers, and the joiner that waits
-// for the members of a batch.
+// Package pool holds jetrpc's reusable resources: byte buffers and the
+// bounded pool of worker goroutines that runs handlers.
 //
 //   - Buffers (and GetBuffer/PutBuffer on a shared instance) are typed
 //     bytebufferpool pools that keep only buffers of at most
@@ -11,8 +10,6 @@
 //     never queues: it hands the task to an idle or new worker, or reports
 //     false so that the caller can run it inline or answer "overloaded".
 //     In steady state Submit does not allocate.
-//   - Group waits for a set of tasks, like sync.WaitGroup, and can be pooled
-//     with GetGroup/PutGroup or embedded in the owner's pooled struct.
 //
 // The package imports the standard library and valyala/bytebufferpool only.
 package pool

@@ -2,6 +2,7 @@ package pool_test
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/pool"
@@ -11,7 +12,7 @@ import (
 // allocate; in a server these structs come from a pool.
 type square struct {
 	in, out int
-	g       *pool.Group
+	g       *sync.WaitGroup
 }
 
 func (s *square) Run() {
@@ -23,11 +24,10 @@ func ExampleWorkers() {
 	w := pool.NewWorkers(&pool.WorkersOptions{Max: 4})
 	defer w.Stop()
 
-	g := pool.GetGroup()
-	defer pool.PutGroup(g)
+	var g sync.WaitGroup
 	members := make([]square, 5)
 	for i := range members {
-		members[i] = square{in: i + 1, g: g}
+		members[i] = square{in: i + 1, g: &g}
 		g.Add(1)
 		if !w.Submit(&members[i]) {
 			members[i].Run() // all workers busy: run it here

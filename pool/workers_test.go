@@ -34,7 +34,7 @@ func recv(t *testing.T, ch <-chan struct{}, what string) {
 // counted is a task that records how often it ran.
 type counted struct {
 	runs atomic.Int32
-	g    *pool.Group
+	g    *sync.WaitGroup
 }
 
 func (c *counted) Run() {
@@ -45,7 +45,7 @@ func (c *counted) Run() {
 func TestWorkersRunEachTaskOnce(t *testing.T) {
 	w := pool.NewWorkers(&pool.WorkersOptions{Max: 8})
 	defer w.Stop()
-	var g pool.Group
+	var g sync.WaitGroup
 	tasks := make([]counted, 2000)
 	var wg sync.WaitGroup
 	var inline atomic.Int32
@@ -166,7 +166,7 @@ func TestWorkersStop(t *testing.T) {
 	busy := newBlocker()
 	w.Submit(busy)
 	recv(t, busy.started, "task start")
-	var g pool.Group
+	var g sync.WaitGroup
 	for range 20 {
 		g.Add(1)
 		w.Submit(pool.TaskFunc(g.Done))

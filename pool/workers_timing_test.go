@@ -7,8 +7,8 @@ import (
 	"github.com/jetrpc/jetrpc/pool"
 )
 
-// doneTask marks one task of a Group done; one pointer serves all submits.
-type doneTask struct{ g *pool.Group }
+// doneTask marks one task of a WaitGroup done; one pointer serves all submits.
+type doneTask struct{ g *sync.WaitGroup }
 
 func (d *doneTask) Run() { d.g.Done() }
 
@@ -29,7 +29,7 @@ func BenchmarkSubmit(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			w := pool.NewWorkers(nil)
 			defer w.Stop()
-			var g pool.Group
+			var g sync.WaitGroup
 			task := &doneTask{g: &g}
 			b.ReportAllocs()
 			inline, n := 0, 0
@@ -57,7 +57,7 @@ func BenchmarkSubmitParallel(b *testing.B) {
 	defer w.Stop()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		var g pool.Group
+		var g sync.WaitGroup
 		task := &doneTask{g: &g}
 		for pb.Next() {
 			g.Add(1)
@@ -93,7 +93,7 @@ func BenchmarkGoStatementRoundTrip(b *testing.B) {
 
 // BenchmarkInline is the floor: the same task called directly.
 func BenchmarkInline(b *testing.B) {
-	var g pool.Group
+	var g sync.WaitGroup
 	task := &doneTask{g: &g}
 	b.ReportAllocs()
 	for b.Loop() {

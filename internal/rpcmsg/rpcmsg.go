@@ -6,16 +6,11 @@ package rpcmsg
 
 import (
 	"bytes"
-	"errors"
 
 	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
 )
-
-// ErrParams is returned for params that are neither absent nor a JSON array
-// or object; callers wrap or replace it with their own sentinel.
-var ErrParams = errors.New("params must be a JSON array or object")
 
 // MarshalParams marshals params with sonic; nil (and anything that marshals
 // to null) leaves params out. bad is returned for a scalar.
