@@ -64,8 +64,10 @@ type window struct {
 
 func newWindow(p, maxHoles int) *window {
 	w := &window{p: uint64(p), slots: make([]slot, p), free: make([]int, 0, p)}
+	words := (maxHoles + 63) / 64
+	seen := make([]uint64, p*words) // one allocation for every slot's bits
 	for i := p - 1; i >= 0; i-- {
-		w.slots[i].seen = make([]uint64, (maxHoles+63)/64)
+		w.slots[i].seen = seen[i*words : (i+1)*words : (i+1)*words]
 		w.free = append(w.free, i)
 	}
 	return w
