@@ -101,7 +101,7 @@ func testNeverReading(t *testing.T, method string, setup engineSetup) {
 	checkGoroutines(t)
 	s := newServer(t, &Options{MaxPending: maxPending, MaxInFlight: maxInFlight,
 		WriteTimeout: 200 * time.Millisecond}, setup)
-	s.testHookPending = func(_ *conn, n int64) {
+	s.lim.testHookPending = func(n int64) {
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/valyala/fasthttp"
@@ -47,14 +48,18 @@ type HTTPServer struct {
 	lns    []net.Listener
 	conns  httpConns
 	ws     map[*wsConn]struct{} // open WebSocket connections (see ws.go)
-	wsc    wsConfig
+	lim    limits
+	ping   time.Duration // WebSocket keep-alive
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
 // defaults). Of Options it uses MaxMessage, MaxConns (concurrent
 // connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
-	s := &HTTPServer{e: e, max: opts.maxMessage(), wsc: newWSConfig(opts)}
+	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery}
+	if idle := s.lim.idleTimeout; idle > 0 && idle/2 < s.ping {
+		s.ping = idle / 2
+	}
 	s.ctx, s.cancel = context.WithCancel(e.Context())
 	configureFastHTTP(&s.srv, opts)
 	s.srv.Handler = s.Handler

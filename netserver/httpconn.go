@@ -1,7 +1,6 @@
 package netserver
 
 import (
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -87,12 +86,4 @@ func (c *httpConn) Close() error {
 	return c.Conn.Close()
 }
 
-func (c *httpConn) drain() {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-	}
-	if c.Conn.SetReadDeadline(time.Now().Add(lingerTime)) != nil {
-		return
-	}
-	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
-}
+func (c *httpConn) drain() { lingerClose(c.Conn, lingerTime, lingerBytes) }

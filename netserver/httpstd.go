@@ -23,15 +23,15 @@ import (
 // when its client goes away (and, through http.Server.BaseContext, when the
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
-	return &stdHandler{e: e, max: int64(opts.maxMessage()), maxPending: opts.maxPending()}
+	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts)}
 }
 
 // stdHandler is the net/http adapter.
 type stdHandler struct {
-	e          *dispatch.Engine
-	max        int64
-	maxPending int
-	in, out    pool.Buffers
+	e       *dispatch.Engine
+	max     int64
+	lim     limits
+	in, out pool.Buffers
 }
 
 // wantsEventStream reports whether an Accept header includes

@@ -181,7 +181,7 @@ func TestPeerBackpressure(t *testing.T) {
 	var peak atomic.Int64
 	checkGoroutines(t)
 	s := newServer(t, &Options{MaxPending: maxPending})
-	s.testHookPending = func(_ *conn, p int64) {
+	s.lim.testHookPending = func(p int64) {
 		for {
 			old := peak.Load()
 			if p <= old || peak.CompareAndSwap(old, p) {

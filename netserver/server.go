@@ -20,15 +20,11 @@ var ErrServerClosed = errors.New("netserver: server closed")
 type Server struct {
 	e   *dispatch.Engine
 	log *slog.Logger
+	lim limits
 
 	framing      frame.Kind
 	maxMessage   int
 	maxConns     int
-	maxInFlight  int32
-	maxPending   int64
-	readTimeout  time.Duration
-	idleTimeout  time.Duration
-	writeTimeout time.Duration
 	idleRelease  time.Duration
 	tooLargeData []byte // error.data of the answer to an oversized frame
 
@@ -38,9 +34,6 @@ type Server struct {
 	conns     map[*conn]struct{}
 	wg        sync.WaitGroup // connection goroutines (and ServeStdio calls)
 
-	// testHookPending, when set, sees a connection's pending bytes (output
-	// and the messages of running tasks) each time they grow.
-	testHookPending func(c *conn, pending int64)
 	// testHookRelease, when set, is called (under c.mu) each time an idle
 	// connection gives its buffers back.
 	testHookRelease func(c *conn)
@@ -50,19 +43,15 @@ type Server struct {
 // Register e's methods before serving.
 func New(e *dispatch.Engine, opts *Options) *Server {
 	s := &Server{
-		e:            e,
-		log:          opts.logger(),
-		framing:      opts.framing(),
-		maxMessage:   opts.maxMessage(),
-		maxConns:     opts.maxConns(),
-		maxInFlight:  int32(min(opts.maxInFlight(), 1<<30)),
-		maxPending:   int64(opts.maxPending()),
-		readTimeout:  opts.readTimeout(),
-		idleTimeout:  opts.idleTimeout(),
-		writeTimeout: opts.writeTimeout(),
-		idleRelease:  idleRelease,
-		listeners:    make(map[net.Listener]struct{}),
-		conns:        make(map[*conn]struct{}),
+		e:           e,
+		log:         opts.logger(),
+		lim:         newLimits(opts),
+		framing:     opts.framing(),
+		maxMessage:  opts.maxMessage(),
+		maxConns:    opts.maxConns(),
+		idleRelease: idleRelease,
+		listeners:   make(map[net.Listener]struct{}),
+		conns:       make(map[*conn]struct{}),
 	}
 	s.tooLargeData = appendTooLargeData(nil, s.maxMessage)
 	return s
@@ -100,7 +89,6 @@ func (s *Server) Serve(ln net.Listener) error {
 // accept starts serving nc, or closes it when over MaxConns or shut down.
 func (s *Server) accept(nc net.Conn) {
 	c := newConn(s, nc, nc, nc)
-	c.init()
 	if err := s.track(c); err != nil {
 		if err != ErrServerClosed {
 			s.log.Warn("netserver: too many connections; closing new one",

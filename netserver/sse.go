@@ -1,17 +1,20 @@
 package netserver
 
-// NOTE: streaming HTTP responses (Server-Sent Events). A POST whose Accept
-// header includes text/event-stream is processed with Engine.ProcessStream
-// on its own goroutine, under a context whose Peer (one-way) turns the
-// handlers' notifications into events too. Each response and each
-// notification becomes one event as soon as it is ready. The request's
-// handler waits for the first event: when processing ends without one (only
-// notifications), the answer is 204 as for a plain POST; otherwise it
-// answers 200 text/event-stream and fasthttp's stream writer goroutine
-// writes the events as they come, until processing has ended and every
-// event is written. Producers wait while MaxPending bytes of events are
-// unwritten; each write must make progress within WriteTimeout; a write that
-// fails cancels the handlers' context, and later events are dropped.
+// NOTE: streaming HTTP responses (Server-Sent Events), on the connection
+// core. A POST whose Accept header includes text/event-stream is processed
+// with ProcessStream on its own goroutine, under a Conn whose one-way Peer
+// turns the handlers' notifications into events too. Each response and each
+// notification becomes one "data:" event (begin and end frame it) as soon as
+// it is ready. The core holds the events until the response can be written:
+// the request's handler waits for the first event; when processing ends
+// without one (only notifications), the answer is 204 as for a plain POST;
+// otherwise it answers 200 text/event-stream and, on the goroutine that
+// writes the response (fasthttp's stream writer, or the net/http handler's),
+// releases the events, which producers then write as they come, until
+// processing has ended and every event is written. Producers wait while
+// MaxPending bytes are unwritten; each write must make progress within
+// WriteTimeout; a write that fails cancels the handlers, and later events
+// are dropped.
 
 import (
 	"bufio"
@@ -19,7 +22,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
@@ -47,21 +49,16 @@ outer:
 	return false
 }
 
-// sseStream holds the events of one SSE response until they are written.
-type sseStream struct {
-	max int
+// sseKeepAlive is how long a stream may go without an event before a
+// comment line is written: it keeps proxies from timing the stream out, and
+// a client that went away is noticed when the write fails (the handlers are
+// then cancelled). A variable for tests.
+var sseKeepAlive = 15 * time.Second
 
-	mu    sync.Mutex
-	cond  sync.Cond
-	buf   []byte        // events not yet taken by the writer
-	first bool          // an event was produced
-	done  bool          // processing ended: nothing more comes
-	dead  bool          // the writer failed: drop what comes
-	wake  chan struct{} // capacity 1: events or the end are there
-}
+var keepAlive = []byte(": keep-alive\n\n")
 
-// appendEvent appends msg as one event: a "data:" line per line of msg (a
-// handler's raw result may hold newlines), then a blank line.
+// appendEvent appends msg as one event: a "data:" line per line of msg,
+// then a blank line.
 func appendEvent(dst, msg []byte) []byte {
 	for {
 		dst = append(dst, "data: "...)
@@ -78,169 +75,129 @@ func appendEvent(dst, msg []byte) []byte {
 	}
 }
 
-// put queues msg as an event, waiting while the stream is at its bound.
-func (st *sseStream) put(ctx context.Context, msg []byte) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for !st.dead && !st.done && len(st.buf) >= st.max {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		st.cond.Wait()
+// sseConn is one event stream.
+type sseConn struct {
+	core
+	w     io.Writer    // set when the stream starts
+	flush func() error // after each write
+	arm   func()       // before each write: the write deadline
+
+	started   bool          // an event was queued (under c.mu)
+	first     chan struct{} // closed with the first event
+	processed chan struct{} // closed when processing ended
+}
+
+// startSSE processes msg (which it keeps) on a goroutine of its own and
+// waits for the first event. It returns nil when processing ended without
+// one (no response due); else the caller must stream the events.
+func startSSE(lim *limits, e *dispatch.Engine, parent context.Context, msg []byte) *sseConn {
+	c := &sseConn{first: make(chan struct{}), processed: make(chan struct{})}
+	c.core.init(lim, e, parent, c, true)
+	c.held = true
+	go func() {
+		ctx := c.dc.Context()
+		c.dc.ProcessStream(msg, func(resp []byte) {
+			_ = c.send(ctx, resp) // fails only once the stream is dead
+		})
+		close(c.processed)
+	}()
+	select {
+	case <-c.first:
+		return c
+	case <-c.processed:
 	}
-	if st.dead || st.done {
-		return dispatch.ErrPeerClosed
+	select {
+	case <-c.first:
+		return c
+	default:
 	}
-	st.buf = appendEvent(st.buf, msg)
-	st.first = true
-	st.cond.Broadcast()
-	st.signal()
+	c.finish()
+	c.release()
 	return nil
 }
 
-// finish marks the end of processing.
-func (st *sseStream) finish() {
-	st.mu.Lock()
-	st.done = true
-	st.cond.Broadcast()
-	st.mu.Unlock()
-	st.signal()
-}
+func (c *sseConn) begin(b []byte) ([]byte, int) { return append(b, "data: "...), len(b) }
 
-// started waits for the first event or the end of processing and reports
-// whether there is an event to stream.
-func (st *sseStream) started() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for !st.first && !st.done {
-		st.cond.Wait()
+// end completes the event begun at mark: a "data:" line per line of the
+// message (a handler's raw result may hold newlines), then a blank line.
+func (c *sseConn) end(b []byte, mark int) []byte {
+	if !c.started { // c.mu is held: events are queued by send only
+		c.started = true
+		close(c.first)
 	}
-	return st.first
-}
-
-// take returns the events queued (swapping in spare) and whether the
-// stream is over once they are written.
-func (st *sseStream) take(spare []byte) (b []byte, over bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	b = st.buf
-	st.buf = spare[:0]
-	st.cond.Broadcast()
-	return b, st.done && len(b) == 0
-}
-
-// signal wakes the writer (st.mu held or not).
-func (st *sseStream) signal() {
-	select {
-	case st.wake <- struct{}{}:
-	default:
+	msg := b[mark+len("data: "):]
+	if bytes.IndexAny(msg, "\r\n") < 0 {
+		return append(b, "\n\n"...)
 	}
+	return appendEvent(b[:mark], bytes.Clone(msg))
 }
 
-func (st *sseStream) fail() {
-	st.mu.Lock()
-	st.dead = true
-	st.buf = nil
-	st.cond.Broadcast()
-	st.mu.Unlock()
-}
-
-// startSSE processes msg (which it keeps) on a goroutine of its own, under
-// a context carrying a one-way peer, and waits for the first event. It
-// returns nil when processing ended without one (no response due); else the
-// caller must stream the events with writeEvents and then call done.
-func startSSE(e *dispatch.Engine, parent context.Context, msg []byte, max int) (st *sseStream, done func()) {
-	st = &sseStream{max: max, wake: make(chan struct{}, 1)}
-	st.cond.L = &st.mu
-	ctx, cancel := context.WithCancel(parent)
-	peer := dispatch.NewPeer(st.put, true)
-	go func() {
-		e.ProcessStream(dispatch.WithPeer(ctx, peer), msg, func(resp []byte) {
-			_ = st.put(ctx, resp) // fails only once the stream is dead
-		})
-		peer.Close()
-		st.finish()
-	}()
-	if !st.started() {
-		cancel()
-		return nil, nil
+func (c *sseConn) write(b []byte) error {
+	c.arm()
+	if _, err := c.w.Write(b); err != nil {
+		return err
 	}
-	return st, cancel
+	return c.flush()
 }
 
-// sseKeepAlive is how long a stream may go without an event before a
-// comment line is written: it keeps proxies from timing the stream out, and
-// a client that went away is noticed when the write fails (the handlers are
-// then cancelled). A variable for tests.
-var sseKeepAlive = 15 * time.Second
+func (c *sseConn) interrupt() {}
+func (c *sseConn) drop()      {}
 
-var keepAlive = []byte(": keep-alive\n\n")
-
-// writeEvents writes the events as they come until the stream is over:
-// before each write it calls arm (the write deadline), after it flush. A
-// failed write kills the stream (later events are dropped).
-func (st *sseStream) writeEvents(w io.Writer, arm func(), flush func() error) {
+// stream writes the events to w until processing has ended and every event
+// is written: before each write it calls arm (the write deadline), after it
+// flush. It writes a keep-alive comment when the stream has been silent for
+// sseKeepAlive.
+func (c *sseConn) stream(w io.Writer, arm func(), flush func() error) {
+	c.mu.Lock()
+	c.w, c.arm, c.flush, c.held = w, arm, flush, false
+	c.flushLocked()
+	c.mu.Unlock()
 	tick := time.NewTicker(sseKeepAlive)
 	defer tick.Stop()
-	var spare []byte
-	for {
-		b, over := st.take(spare)
-		switch {
-		case over:
-			return
-		case len(b) == 0:
-			select {
-			case <-st.wake:
-				continue
-			case <-tick.C:
-				b = keepAlive
+	for done := false; !done; {
+		select {
+		case <-c.processed:
+			done = true
+		case <-tick.C:
+			if c.idleFor(sseKeepAlive) {
+				c.queueRaw(keepAlive, false)
 			}
-		default:
-			spare = b
 		}
-		arm()
-		if _, err := w.Write(b); err != nil || flush() != nil {
-			st.fail()
-			return
-		}
-		tick.Reset(sseKeepAlive)
 	}
+	c.drain(true, 0)
+	c.finish()
+	c.release()
 }
 
 // serveSSE answers a POST that asked for an event stream.
 func (s *HTTPServer) serveSSE(ctx *fasthttp.RequestCtx, body []byte) {
 	// The body is copied: on a broken stream processing may outlive ctx.
-	st, done := startSSE(s.e, s.ctx, bytes.Clone(body), s.wsc.maxPending)
-	if st == nil {
+	c := startSSE(&s.lim, s.e, s.ctx, bytes.Clone(body))
+	if c == nil {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 		return
 	}
 	ctx.Response.Header.SetContentTypeBytes(sseContentType)
 	ctx.Response.Header.SetBytesV(fasthttp.HeaderCacheControl, noCache)
-	conn, wt := ctx.Conn(), s.wsc.writeTimeout
+	conn, wt := ctx.Conn(), s.lim.writeTimeout
 	arm := func() {
 		if wt > 0 {
 			conn.SetWriteDeadline(time.Now().Add(wt))
 		}
 	}
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer done()
-		st.writeEvents(w, arm, w.Flush)
-	})
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { c.stream(w, arm, w.Flush) })
 }
 
 // serveSSE is the net/http adapter's event stream. The handlers' context
 // derives from the request's, so a client that goes away cancels them.
 func (h *stdHandler) serveSSE(w http.ResponseWriter, r *http.Request, msg []byte) {
-	st, done := startSSE(h.e, r.Context(), bytes.Clone(msg), h.maxPending)
-	if st == nil {
+	c := startSSE(&h.lim, h.e, r.Context(), bytes.Clone(msg))
+	if c == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	defer done()
 	w.Header().Set("Content-Type", string(sseContentType))
 	w.Header().Set("Cache-Control", string(noCache))
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	st.writeEvents(w, func() {}, rc.Flush)
+	c.stream(w, func() {}, http.NewResponseController(w).Flush)
 }

@@ -19,7 +19,6 @@ import (
 // else closes r if it is an io.Closer.
 func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 	c := newConn(s, nil, r, w)
-	c.init()
 	if err := s.track(c); err != nil {
 		c.release()
 		return err

@@ -1,11 +1,8 @@
 package netserver
 
 import (
-	"errors"
 	"io"
 	"time"
-
-	"github.com/jetrpc/jetrpc/frame"
 )
 
 // aLongTimeAgo is a deadline in the past: setting it interrupts a blocked
@@ -40,6 +37,7 @@ type connReader struct {
 	inFrame  bool // the deadline armed is ReadTimeout
 	release  bool // the deadline armed is idleRelease
 	released bool // the buffers were given back in this idle spell
+	park     bool // move to a new goroutine before waiting (see serveTracked)
 	held     bool // b holds a byte read by await
 	b        [1]byte
 }
@@ -50,9 +48,9 @@ func (r *connReader) Read(p []byte) (int, error) {
 		p[0] = r.b[0]
 		return 1, nil
 	}
-	if r.got && !r.inFrame && r.c.srv.readTimeout > 0 {
+	if r.got && !r.inFrame && r.c.lim.readTimeout > 0 {
 		r.inFrame, r.release = true, false
-		if err := r.c.setReadDeadline(r.c.srv.readTimeout); err != nil {
+		if err := r.c.setReadDeadline(r.c.lim.readTimeout); err != nil {
 			return 0, err
 		}
 	}
@@ -63,23 +61,23 @@ func (r *connReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// armReadLocked sets the deadline of the read about to block (TCP only):
+// armRead sets the deadline of the read about to block (TCP only):
 // ReadTimeout when part of a frame is buffered; else, when idle, first
 // idleRelease (to give the buffers back) and then the rest of IdleTimeout.
-// Holding c.mu orders it with stop, which must win.
-func (c *conn) armReadLocked() {
+// It holds c.mu to order it with stop, which must win.
+func (c *conn) armRead() error {
 	if c.nc == nil || !c.srv.deadlines() {
-		return
+		return nil
 	}
 	rd := &c.rd
 	if rd.got { // input since the last deadline: a new idle spell
 		rd.released = false
 	}
 	rd.got, rd.inFrame, rd.release = false, c.fr.Buffered() > 0, false
-	d, rel := c.srv.idleTimeout, c.srv.idleRelease
+	d, rel := c.lim.idleTimeout, c.srv.idleRelease
 	switch {
 	case rd.inFrame:
-		d = c.srv.readTimeout
+		d = c.lim.readTimeout
 	case rd.released:
 		if d > 0 {
 			d -= rel // the spell began rel ago
@@ -87,7 +85,7 @@ func (c *conn) armReadLocked() {
 	case rel > 0 && (d <= 0 || rel < d):
 		rd.release, d = true, rel
 	}
-	c.nc.SetReadDeadline(deadline(d))
+	return c.setReadDeadline(d)
 }
 
 // await blocks, under the deadline armed, until input arrives, reading one
@@ -108,7 +106,7 @@ func (r *connReader) await() error {
 // the reader's (unless a partial frame is buffered) and the output buffers,
 // unless output is being written.
 func (c *conn) releaseIdle() {
-	c.rd.released = true
+	c.rd.released, c.rd.park = true, true
 	c.fr.Release()
 	if len(c.local.B) == 0 {
 		c.local.B = nil
@@ -145,21 +143,36 @@ func deadline(d time.Duration) time.Time {
 }
 
 // deadlines reports whether TCP reads take deadlines at all.
-func (s *Server) deadlines() bool { return s.readTimeout > 0 || s.idleTimeout > 0 || s.idleRelease > 0 }
+func (s *Server) deadlines() bool {
+	return s.lim.readTimeout > 0 || s.lim.idleTimeout > 0 || s.idleRelease > 0
+}
 
-// write writes b to the transport.
+// write writes b to the transport (transport.write).
 func (c *conn) write(b []byte) error {
 	if c.nc == nil {
 		_, err := c.w.Write(b)
 		return err
 	}
-	wt := c.srv.writeTimeout
+	return writeChunks(c.nc, b, c.lim.writeTimeout)
+}
+
+// deadliner is a connection whose writes take deadlines.
+type deadliner interface {
+	Write(b []byte) (int, error)
+	SetWriteDeadline(t time.Time) error
+}
+
+// writeChunks writes b to w in writeChunk pieces, each of which must be
+// written within wt (zero: no bound).
+func writeChunks(w deadliner, b []byte, wt time.Duration) error {
 	for len(b) > 0 {
 		n := min(len(b), writeChunk)
 		if wt > 0 {
-			c.nc.SetWriteDeadline(time.Now().Add(wt))
+			if err := w.SetWriteDeadline(time.Now().Add(wt)); err != nil {
+				return err
+			}
 		}
-		if _, err := c.nc.Write(b[:n]); err != nil {
+		if _, err := w.Write(b[:n]); err != nil {
 			return err
 		}
 		b = b[n:]
@@ -173,44 +186,12 @@ type readDeadliner interface {
 	SetReadDeadline(t time.Time) error
 }
 
-// stop makes the reader stop at the next frame boundary (Shutdown).
-func (c *conn) stop() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended {
-		return
-	}
-	c.stopping.Store(true)
-	c.interruptLocked()
-	c.wake()
-}
-
-// abort ends the connection at once (Shutdown's context ended): handlers
-// are cancelled, the transport closed, pending output dropped.
-func (c *conn) abort() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended {
-		return
-	}
-	c.stopping.Store(true)
-	if c.werr == nil {
-		c.werr = ErrServerClosed
-	}
-	c.discardLocked()
-	c.cancel()
-	if c.nc != nil {
-		c.nc.Close()
-	}
-	c.interruptLocked()
-	c.wake()
-}
-
-// interruptLocked unblocks a read in progress, leaving writes possible: a
-// past read deadline for TCP and for a stdio reader that takes one, else
-// closing the stdio reader. The stdio reader's SetReadDeadline and Close
-// must not block (those of *os.File, io.PipeReader and net.Conn do not).
-func (c *conn) interruptLocked() {
+// interrupt unblocks a read in progress, leaving writes possible
+// (transport.interrupt): a past read deadline for TCP and for a stdio
+// reader that takes one, else closing the stdio reader. The stdio reader's
+// SetReadDeadline and Close must not block (those of *os.File,
+// io.PipeReader and net.Conn do not).
+func (c *conn) interrupt() {
 	if c.nc != nil {
 		c.nc.SetReadDeadline(aLongTimeAgo)
 		return
@@ -223,21 +204,12 @@ func (c *conn) interruptLocked() {
 	}
 }
 
-// closeTransport closes a TCP connection. When reading stopped with input
-// perhaps still coming (Shutdown, broken framing, a stalled frame), it first
-// half-closes and drains the input for up to drainTime: closing a socket
-// with unread input sends a reset, which can destroy the responses just
-// written before the peer reads them.
-func (c *conn) closeTransport(cause error) {
-	if c.nc == nil {
+// drop closes a TCP connection at once; a stdio one stops reading
+// (transport.drop).
+func (c *conn) drop() {
+	if c.nc != nil {
+		c.nc.Close()
 		return
 	}
-	linger := cause == errStopped || cause == errReadTimeout || errors.Is(cause, frame.ErrBroken)
-	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok && linger && c.werr == nil {
-		if cw.CloseWrite() == nil {
-			c.nc.SetReadDeadline(time.Now().Add(drainTime))
-			io.Copy(io.Discard, c.nc)
-		}
-	}
-	c.nc.Close()
+	c.interrupt()
 }

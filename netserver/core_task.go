@@ -6,7 +6,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/frame"
 )
 
 // maxKeptTask caps the buffers a pooled task keeps.
@@ -15,14 +14,14 @@ const maxKeptTask = 64 << 10
 // task is one message run off the reader goroutine: a pooled pointer, so
 // that submitting it allocates nothing.
 type task struct {
-	c   *conn
+	c   *core
 	in  []byte // a copy of the message
 	out []byte // its framed response
 }
 
 var tasks = sync.Pool{New: func() any { return new(task) }}
 
-func getTask(c *conn, msg []byte) *task {
+func getTask(c *core, msg []byte) *task {
 	t := tasks.Get().(*task)
 	t.c = c
 	t.in = append(t.in[:0], msg...)
@@ -43,13 +42,13 @@ func putTask(t *task) {
 // Run processes the message and writes its response (pool.Task).
 func (t *task) Run() {
 	c := t.c
-	b, mark := frame.BeginFrame(t.out[:0], c.kind)
+	b, mark := c.t.begin(t.out[:0])
 	start := len(b)
-	b = c.e.ProcessContext(c.ctx, b, t.in)
+	b = c.dc.Process(b, t.in)
 	if len(b) == start {
 		b = b[:mark]
 	} else {
-		b = frame.EndFrame(b, c.kind, mark)
+		b = c.t.end(b, mark)
 	}
 	t.out = b
 	c.done(b, len(t.in))
@@ -59,7 +58,7 @@ func (t *task) Run() {
 // done takes a finished task's response and flushes it, and gives back the
 // in-flight bytes of its message (in); t must not touch c afterwards (the
 // connection may end at once).
-func (c *conn) done(resp []byte, in int) {
+func (c *core) done(resp []byte, in int) {
 	c.mu.Lock()
 	c.addPending(-int64(in))
 	c.appendOutLocked(resp)
@@ -75,7 +74,7 @@ func (c *conn) done(resp []byte, in int) {
 // a call is answered at once with "Server overloaded" (appended to dst).
 // The copy of msg counts as pending bytes until the task is done, so that
 // MaxPending bounds the input held by tasks too.
-func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
+func (c *core) startTask(dst, msg []byte, route dispatch.Route) []byte {
 	t := getTask(c, msg)
 	c.inflight.Add(1)
 	c.addPending(int64(len(msg)))
@@ -83,7 +82,7 @@ func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
 		c.enqueue(t)
 		return dst
 	}
-	if c.srv.e.Go(t) {
+	if c.dc.Go(t) {
 		return dst
 	}
 	c.inflight.Add(-1) // only this goroutine waits on inflight and pending
@@ -94,16 +93,16 @@ func (c *conn) startTask(dst, msg []byte, route dispatch.Route) []byte {
 
 // orderedRunner drains the connection's FIFO of ordered tasks, one at a
 // time; at most one runs per connection.
-type orderedRunner struct{ c *conn }
+type orderedRunner struct{ c *core }
 
 // enqueue appends t to the FIFO and starts the runner if it is not running.
-func (c *conn) enqueue(t *task) {
+func (c *core) enqueue(t *task) {
 	c.mu.Lock()
 	c.queue = append(c.queue, t)
 	start := !c.qrunning
 	c.qrunning = true
 	c.mu.Unlock()
-	if start && !c.srv.e.Go(&c.ordered) {
+	if start && !c.dc.Go(&c.ordered) {
 		// Workers saturated: ordered work must not be refused (a
 		// notification cannot be answered), so it gets its own goroutine,
 		// which finish waits for through inflight.
@@ -132,12 +131,12 @@ func (o *orderedRunner) Run() {
 
 // appendOverloaded answers a message that found no free worker: every call
 // in it gets -32001 "Server overloaded" with its id.
-func (c *conn) appendOverloaded(dst, msg []byte) []byte {
-	c.srv.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.remote())
-	b, mark := frame.BeginFrame(dst, c.kind)
+func (c *core) appendOverloaded(dst, msg []byte) []byte {
+	c.lim.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.remote())
+	b, mark := c.t.begin(dst)
 	start := len(b)
-	if b = c.srv.e.Reject(b, msg, encode.CodeOverloaded); len(b) == start {
+	if b = c.dc.Reject(b, msg, encode.CodeOverloaded); len(b) == start {
 		return b[:mark]
 	}
-	return frame.EndFrame(b, c.kind, mark)
+	return c.t.end(b, mark)
 }

@@ -1,0 +1,480 @@
+package netserver
+
+// NOTE: the connection core, one for every transport (stream.go: TCP and
+// stdio; ws.go: WebSocket; sse.go: Server-Sent Events). A transport reads
+// messages (if it reads at all), hands each to handle, and plugs its framing
+// and its writes in through the transport interface; everything else is
+// here:
+//
+//   - Output. Cheap messages are answered inline into the reader's buffer
+//     c.local; the reader moves it into the shared buffer c.out whenever it
+//     is about to block or c.local is large. Tasks, the peer's sends and
+//     control frames append to c.out under c.mu. Whoever finds output in
+//     c.out and nobody writing becomes the flusher: it swaps c.out with a
+//     spare buffer and writes without holding the lock, so others keep
+//     appending meanwhile, then loops until c.out is empty. One writer at a
+//     time; what is written in one call coalesces.
+//   - Work (core_task.go). Messages that may block are copied into a pooled
+//     task and run on the engine's workers (RouteWorker), or on the
+//     connection's FIFO, drained by one worker at a time (RouteOrdered:
+//     notifications that must keep their order).
+//   - Backpressure. Before each message the reader checks, with atomic loads
+//     only, that fewer than MaxInFlight tasks run and fewer than MaxPending
+//     bytes (output not yet written, messages of running tasks) are held;
+//     otherwise it flushes and waits on c.cond, which tasks and flushers
+//     signal. Senders to the peer wait there too.
+//   - The end. A write error is sticky (c.werr): output is dropped from
+//     then on, the handlers are cancelled and the transport is closed, which
+//     unblocks the reader. finish waits for the tasks in flight and the last
+//     write; release gives the pooled buffers back.
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/pool"
+)
+
+// transport is what a transport plugs into its core.
+type transport interface {
+	// begin starts a frame at the end of b: it returns b with the frame's
+	// prefix (or room for it) appended, and where the frame begins.
+	begin(b []byte) (out []byte, mark int)
+	// end completes the frame begun at b[mark], whose payload follows the
+	// prefix, and returns the slice holding it.
+	end(b []byte, mark int) []byte
+	// write writes b, whole frames, to the connection; c.mu is not held.
+	write(b []byte) error
+	// interrupt unblocks a read in progress, leaving writes possible; c.mu
+	// is held.
+	interrupt()
+	// drop closes the connection at once (a write failed, or Shutdown gave
+	// up); c.mu is held.
+	drop()
+}
+
+// limits is what every connection of a server takes from Options.
+type limits struct {
+	maxInFlight  int32
+	maxPending   int64
+	readTimeout  time.Duration
+	idleTimeout  time.Duration
+	writeTimeout time.Duration
+	log          *slog.Logger
+
+	// testHookPending, when set, sees a connection's pending bytes each
+	// time they grow.
+	testHookPending func(pending int64)
+}
+
+func newLimits(opts *Options) limits {
+	return limits{
+		maxInFlight:  int32(min(opts.maxInFlight(), 1<<30)),
+		maxPending:   int64(opts.maxPending()),
+		readTimeout:  opts.readTimeout(),
+		idleTimeout:  opts.idleTimeout(),
+		writeTimeout: opts.writeTimeout(),
+		log:          opts.logger(),
+	}
+}
+
+// flushAt is the size of c.local at which the reader hands its responses over
+// to be written even though more input is buffered.
+const flushAt = 64 << 10
+
+// core is the part of a connection every transport shares.
+type core struct {
+	lim *limits
+	dc  *dispatch.Conn
+	t   transport
+	nc  net.Conn // for the logs (nil: stdio, SSE)
+
+	local *pool.Buffer // the reader's
+
+	mu       sync.Mutex
+	cond     sync.Cond
+	out      *pool.Buffer // output waiting to be written
+	spare    *pool.Buffer // nil while being written
+	flushing bool
+	held     bool  // output is kept until the transport can write (SSE)
+	waiting  bool  // the reader (or finish) waits on cond
+	senders  int   // senders to the peer waiting on cond
+	sealed   bool  // a last frame (a close frame) is queued: nothing may follow
+	late     bool  // drain's time ran out: answers still to come are dropped
+	werr     error // sticky: the connection can no longer be written
+	ended    bool  // finish is done; stop and abort do nothing
+	lastDone time.Time
+	queue    []*task // ordered tasks; queue[qhead:] wait
+	qhead    int
+	qrunning bool
+	ordered  orderedRunner
+
+	stopping atomic.Bool  // Shutdown asked to stop reading; set under mu
+	inflight atomic.Int32 // tasks submitted or queued, not yet done
+	pending  atomic.Int64 // bytes in out or being written, and of tasks' messages
+}
+
+// init readies c for a new connection over t, whose handlers run under a
+// context derived from parent, and takes its pooled buffers. oneWay peers
+// take notifications only.
+func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t transport, oneWay bool) {
+	c.lim, c.t = lim, t
+	c.cond.L = &c.mu
+	c.ordered.c = c
+	c.dc = dispatch.NewConn(e, parent, c.send, oneWay)
+	c.local, c.out, c.spare = getOutBuffer(), getOutBuffer(), getOutBuffer()
+}
+
+// remote names the client in the logs.
+func (c *core) remote() string {
+	if c.nc == nil {
+		return "stdio"
+	}
+	if a := c.nc.RemoteAddr(); a != nil {
+		return a.String()
+	}
+	return ""
+}
+
+// release returns the pooled buffers; nothing may use c afterwards.
+func (c *core) release() {
+	c.dc.Close()
+	for _, b := range [...]**pool.Buffer{&c.local, &c.out, &c.spare} {
+		putOutBuffer(*b)
+		*b = nil
+	}
+}
+
+// handle processes one message read: inline into c.local, or as a task.
+func (c *core) handle(msg []byte) {
+	b, mark := c.t.begin(c.local.B)
+	start := len(b)
+	b, route := c.dc.TryProcess(b, msg)
+	switch {
+	case route != dispatch.RouteInline:
+		b = c.startTask(b[:mark], msg, route)
+	case len(b) == start: // no response due
+		b = b[:mark]
+	default:
+		b = c.t.end(b, mark)
+	}
+	c.local.B = b
+}
+
+// appendFramed appends msg to dst as one frame.
+func (c *core) appendFramed(dst, msg []byte) []byte {
+	b, mark := c.t.begin(dst)
+	return c.t.end(append(b, msg...), mark)
+}
+
+// room reports whether the reader may take the next message at once.
+func (c *core) room() bool {
+	n := len(c.local.B)
+	return n < flushAt && c.inflight.Load() < c.lim.maxInFlight &&
+		c.pending.Load()+int64(n) < c.lim.maxPending && !c.stopping.Load()
+}
+
+// pause hands the local output over (flushing it unless someone else is
+// writing) and waits until the bounds allow more work.
+func (c *core) pause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.local.B) > 0 {
+		c.moveLocalLocked()
+		c.flushLocked()
+	}
+	return c.waitRoomLocked()
+}
+
+// handoff moves the reader's local output to c.out and flushes it, unless
+// another goroutine is writing (which then writes it too).
+func (c *core) handoff() {
+	if len(c.local.B) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.moveLocalLocked()
+	c.flushLocked()
+	c.mu.Unlock()
+}
+
+// waitRoomLocked waits until fewer than MaxInFlight tasks run and fewer
+// than MaxPending bytes are held. It fails when the connection can no
+// longer be written or Shutdown stopped it.
+func (c *core) waitRoomLocked() error {
+	for {
+		switch {
+		case c.werr != nil:
+			return c.werr
+		case c.stopping.Load():
+			return errStopped
+		case c.inflight.Load() < c.lim.maxInFlight && c.pending.Load() < c.lim.maxPending:
+			return nil
+		}
+		c.waitLocked()
+	}
+}
+
+func (c *core) waitLocked() {
+	c.waiting = true
+	c.cond.Wait()
+	c.waiting = false
+}
+
+// send queues msg, framed, for the client and flushes it (the peer's
+// dispatch.SendFunc). It waits while MaxPending bytes are held, so a client
+// that reads slowly slows the handler that notifies it; one that never reads
+// is dropped after WriteTimeout, which fails the waiting senders. A send
+// counts as activity for IdleTimeout.
+func (c *core) send(ctx context.Context, msg []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.open() && c.pending.Load() >= c.lim.maxPending {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c.senders++
+		c.cond.Wait()
+		c.senders--
+	}
+	if !c.open() {
+		return dispatch.ErrPeerClosed
+	}
+	n := len(c.out.B)
+	c.out.B = c.appendFramed(c.out.B, msg)
+	c.addPending(int64(len(c.out.B) - n))
+	c.lastDone = time.Now()
+	c.flushLocked()
+	return nil
+}
+
+// writable reports whether more frames may be queued; open whether
+// answers and messages to the peer may. c.mu must be held.
+func (c *core) writable() bool { return c.werr == nil && !c.ended && !c.sealed }
+func (c *core) open() bool     { return c.writable() && !c.late }
+
+// queueRaw queues b, whole frames of the transport's own (a ping, a close
+// frame), and flushes it; after a last frame nothing more is queued. It
+// reports whether b was queued.
+func (c *core) queueRaw(b []byte, last bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.writable() {
+		return false
+	}
+	c.out.B = append(c.out.B, b...)
+	c.addPending(int64(len(b)))
+	c.sealed = last
+	c.flushLocked()
+	return true
+}
+
+// moveLocalLocked moves c.local into c.out, by swapping when c.out is empty.
+func (c *core) moveLocalLocked() {
+	n := len(c.local.B)
+	switch {
+	case !c.open():
+		c.local.B = c.local.B[:0]
+		return
+	case len(c.out.B) == 0:
+		c.local, c.out = c.out, c.local
+	default:
+		c.out.B = append(c.out.B, c.local.B...)
+		c.local.B = c.local.B[:0]
+	}
+	c.addPending(int64(n))
+}
+
+// appendOutLocked appends a task's framed response to c.out.
+func (c *core) appendOutLocked(b []byte) {
+	if len(b) == 0 || !c.open() {
+		return
+	}
+	c.out.B = append(c.out.B, b...)
+	c.addPending(int64(len(b)))
+}
+
+// addPending changes c.pending. A goroutine other than the reader that
+// lowers it holds c.mu and wakes the reader; the reader needs no lock.
+func (c *core) addPending(n int64) {
+	p := c.pending.Add(n)
+	if h := c.lim.testHookPending; h != nil && n > 0 {
+		h(p)
+	}
+}
+
+// flushLocked writes c.out unless another goroutine is writing, looping
+// until c.out is empty. c.mu is held on entry and exit and released during
+// each write, while the next output collects in the spare buffer.
+func (c *core) flushLocked() {
+	for !c.flushing && !c.held && len(c.out.B) > 0 {
+		if c.werr != nil {
+			c.discardLocked()
+			return
+		}
+		buf := c.out
+		c.out, c.spare = c.spare, nil
+		c.flushing = true
+		c.mu.Unlock()
+		err := c.t.write(buf.B)
+		c.mu.Lock()
+		c.flushing = false
+		c.addPending(-int64(len(buf.B)))
+		buf.B = buf.B[:0]
+		if cap(buf.B) > maxKeptOutput {
+			buf.B = nil // a burst of output does not stay pinned
+		}
+		c.spare = buf
+		if err != nil {
+			c.failLocked(err)
+		}
+		c.wake()
+	}
+}
+
+// discardLocked drops the output not yet being written.
+func (c *core) discardLocked() {
+	if n := len(c.out.B); n > 0 {
+		c.out.B = c.out.B[:0]
+		c.addPending(-int64(n))
+	}
+}
+
+// failLocked records a write error: nothing more is written, handlers are
+// cancelled and the connection is dropped, so that the reader ends.
+func (c *core) failLocked(err error) {
+	if c.werr != nil {
+		return
+	}
+	c.werr = err
+	c.discardLocked()
+	c.dc.Cancel()
+	level := slog.LevelDebug
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		level = slog.LevelInfo
+	}
+	c.lim.log.Log(context.Background(), level, "netserver: write failed; dropping connection",
+		"remote", c.remote(), "err", err)
+	c.t.drop()
+}
+
+// wake tells a waiting reader (and senders to the peer) that the state
+// changed. c.mu must be held.
+func (c *core) wake() {
+	switch {
+	case c.senders > 0:
+		c.cond.Broadcast()
+	case c.waiting:
+		c.cond.Signal()
+	}
+}
+
+// stop makes the reader stop at the next message boundary (Shutdown).
+func (c *core) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.stopping.Store(true)
+	c.t.interrupt()
+	c.wake()
+}
+
+// abort ends the connection at once (Shutdown's context ended): handlers
+// are cancelled, the connection dropped, pending output discarded.
+func (c *core) abort() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.stopping.Store(true)
+	if c.werr == nil {
+		c.werr = ErrServerClosed
+	}
+	c.discardLocked()
+	c.dc.Cancel()
+	c.t.drop()
+	c.t.interrupt()
+	c.wake()
+}
+
+// drain is the first step of the end, once reading has ended: no answer to
+// a call to the peer can come any more; when the transport failed (not
+// orderly) the handlers are cancelled, their work being lost anyway. It
+// writes the reader's output and waits for the tasks in flight and their
+// writes, or until the time limit (zero: none) is reached, and reports
+// whether nothing is left in flight.
+func (c *core) drain(orderly bool, limit time.Duration) bool {
+	c.dc.ClosePeer()
+	if !orderly {
+		c.dc.Cancel()
+	}
+	c.handoff()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if limit > 0 {
+		t := time.AfterFunc(limit, func() {
+			c.mu.Lock()
+			c.late = true // what is still running is dropped
+			c.cond.Broadcast()
+			c.mu.Unlock()
+		})
+		defer t.Stop()
+	}
+	for (c.inflight.Load() > 0 && !c.late) || c.flushing {
+		c.waitLocked()
+	}
+	c.flushLocked()
+	return c.inflight.Load() == 0
+}
+
+// finish ends the connection after drain: it cancels what still runs,
+// waits for it, and then nothing more is written (senders to the peer give
+// up). The transport closes the connection and releases c afterwards.
+func (c *core) finish() {
+	c.dc.Cancel()
+	c.mu.Lock()
+	for c.inflight.Load() > 0 || c.flushing {
+		c.waitLocked()
+	}
+	c.flushLocked()
+	c.ended = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
+// idleFor reports whether c has had nothing in flight for d: no task, no
+// output held and none finished within d.
+func (c *core) idleFor(d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inflight.Load() == 0 && c.pending.Load() == 0 && time.Since(c.lastDone) >= d
+}
+
+// maxKeptOutput caps the capacity of an output buffer kept in outBuffers or
+// kept by a connection after a write.
+const maxKeptOutput = 256 << 10
+
+// outBuffers pools the connections' output buffers (*pool.Buffer). It is a
+// plain sync.Pool: bytebufferpool calibrates by the length at Put, and these
+// buffers are always empty then.
+var outBuffers = sync.Pool{New: func() any { return new(pool.Buffer) }}
+
+func getOutBuffer() *pool.Buffer { return outBuffers.Get().(*pool.Buffer) }
+
+func putOutBuffer(b *pool.Buffer) {
+	if b == nil || cap(b.B) > maxKeptOutput {
+		return
+	}
+	b.B = b.B[:0]
+	outBuffers.Put(b)
+}

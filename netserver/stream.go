@@ -1,0 +1,251 @@
+package netserver
+
+// NOTE: a stream connection (TCP, any net.Listener, or stdio) on the core.
+// One reader goroutine runs readLoop: it takes frames from a frame.Reader
+// and hands each to the core (handle), pausing whenever no whole frame is
+// buffered or the bounds are reached. Responses use the framing of the
+// connection, which Auto fixes with the first frame (begin and end).
+//
+// Timeouts (TCP only): before a read that may block the reader sets a
+// deadline of ReadTimeout when part of a frame is buffered, else of
+// IdleTimeout; a deadline that expires while work is in flight is renewed.
+// An idle spell begins with a shorter deadline, idleRelease: when it expires
+// the connection gives its read and output buffers back (releaseIdle), so
+// that an idle connection costs little more than its goroutine.
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/frame"
+)
+
+// Reasons readLoop ends without an error of the transport.
+var (
+	errStopped     = errors.New("netserver: connection stopped by Shutdown")
+	errReadTimeout = errors.New("netserver: frame not completed within ReadTimeout")
+	errIdle        = errors.New("netserver: connection idle for IdleTimeout")
+)
+
+// conn is one stream connection: TCP (c.nc set) or stdio.
+type conn struct {
+	core
+	srv *Server
+	r   io.Reader // the stream (for stdio: what Shutdown interrupts)
+	w   io.Writer
+	rd  connReader // r wrapped with the frame-start read deadline (TCP)
+
+	// used by the reader goroutine only
+	fr   *frame.Reader
+	kind frame.Kind // framing of responses, fixed after the first frame
+}
+
+func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
+	c := &conn{srv: s, r: r, w: w}
+	c.nc = nc
+	c.rd.c = c
+	c.core.init(&s.lim, s.e, nil, c, false)
+	var src io.Reader = r
+	if nc != nil {
+		src = &c.rd
+	}
+	c.fr = getReader(src, s.framing, s.maxMessage)
+	c.kind = s.framing
+	return c
+}
+
+// release returns the pooled resources; nothing may use c afterwards.
+func (c *conn) release() {
+	c.core.release()
+	if c.fr != nil {
+		putReader(c.fr)
+		c.fr = nil
+	}
+}
+
+func (c *conn) begin(b []byte) ([]byte, int)  { return frame.BeginFrame(b, c.kind) }
+func (c *conn) end(b []byte, mark int) []byte { return frame.EndFrame(b, c.kind, mark) }
+
+// errPark: the connection went idle and gave its buffers back; its reader
+// goes on in a new goroutine.
+var errPark = errors.New("netserver: parked")
+
+// serveTracked serves a connection registered by Server.track, and returns
+// why reading ended (errPark when another goroutine took over).
+//
+// An idle connection waits for input on a goroutine of its own, started
+// when it gave its buffers back (readLoop returns errPark). The reader's
+// stack grew while it handled messages and the runtime would not shrink it
+// below 4 KiB, while a new goroutine starts small (the average stack size
+// in use, which idle connections keep at 2 KiB) and waiting needs little.
+func (c *conn) serveTracked() error {
+	err := c.readLoop()
+	if err == errPark {
+		go c.serveTracked()
+		return err
+	}
+	c.logEnd(err)
+	c.drain(orderly(err), 0)
+	c.finish()
+	c.closeTransport(err)
+	c.release()
+	c.srv.forget(c)
+	return err
+}
+
+// readLoop reads and handles frames until the connection must end.
+func (c *conn) readLoop() error {
+	for {
+		ready := c.fr.Ready()
+		if !ready || !c.room() {
+			if err := c.pause(); err != nil {
+				return err
+			}
+			if !ready {
+				if err := c.armRead(); err != nil {
+					return err
+				}
+			}
+		}
+		var msg []byte
+		var err error
+		if !ready && c.rd.released && c.fr.Buffered() == 0 {
+			if c.rd.park {
+				c.rd.park = false
+				return errPark
+			}
+			err = c.rd.await() // idle: wait for input without a buffer
+		}
+		if err == nil {
+			msg, err = c.fr.Next()
+		}
+		if c.kind == frame.Auto {
+			c.kind = c.fr.Kind()
+		}
+		if err != nil {
+			if err = c.readError(err); err != nil {
+				return err
+			}
+			continue
+		}
+		c.handle(msg)
+	}
+}
+
+// readError decides what a Next error means: nil to go on reading, else the
+// reason to stop.
+func (c *conn) readError(err error) error {
+	if tl, ok := err.(*frame.TooLargeError); ok {
+		c.local.B = c.appendTooLarge(c.local.B, tl)
+		return nil
+	}
+	switch {
+	case c.stopping.Load():
+		return errStopped
+	case errors.Is(err, frame.ErrBroken):
+		c.local.B = c.appendError(c.local.B, encode.CodeParseError, encode.AppendString(nil, err.Error()))
+		return err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return c.timedOut()
+	}
+	return err
+}
+
+// appendTooLarge answers an oversized frame: -32600 with id null.
+func (c *conn) appendTooLarge(dst []byte, tl *frame.TooLargeError) []byte {
+	data := c.srv.tooLargeData
+	if tl.Limit != c.srv.maxMessage {
+		data = appendTooLargeData(nil, tl.Limit)
+	}
+	return c.appendError(dst, encode.CodeInvalidRequest, data)
+}
+
+func appendTooLargeData(dst []byte, limit int) []byte {
+	return encode.AppendString(dst, "message larger than "+strconv.Itoa(limit)+" bytes")
+}
+
+// appendError appends an error response with id null, framed.
+func (c *conn) appendError(dst []byte, code encode.Code, data []byte) []byte {
+	b, mark := c.begin(dst)
+	b = encode.AppendError(b, nil, code, code.String(), data)
+	return c.end(b, mark)
+}
+
+// timedOut handles an expired read deadline: the time to give an idle
+// connection's buffers back, the end of a stalled frame or of an idle
+// connection; with work in flight the deadline is renewed.
+func (c *conn) timedOut() error {
+	switch {
+	case c.rd.release:
+		c.releaseIdle()
+		return nil
+	case c.fr.Buffered() > 0 || c.rd.inFrame:
+		return errReadTimeout
+	case c.idleFor(c.lim.idleTimeout):
+		return errIdle
+	}
+	return nil
+}
+
+// orderly reports whether reading ended in a way that still lets responses
+// be written: the calls in flight then run to completion.
+func orderly(cause error) bool {
+	switch cause {
+	case io.EOF, io.ErrUnexpectedEOF, errStopped, errIdle, errReadTimeout:
+		return true
+	}
+	return errors.Is(cause, frame.ErrBroken)
+}
+
+// logEnd logs why a connection ended, at a level fitting the reason.
+func (c *conn) logEnd(cause error) {
+	log := c.lim.log
+	switch {
+	case cause == io.EOF, cause == errStopped, c.nc == nil:
+		return
+	case cause == errIdle:
+		log.Debug("netserver: closing idle connection", "remote", c.remote())
+	case cause == errReadTimeout, errors.Is(cause, frame.ErrBroken), cause == io.ErrUnexpectedEOF:
+		log.Info("netserver: closing connection", "remote", c.remote(), "reason", cause.Error())
+	default:
+		log.Debug("netserver: connection ended", "remote", c.remote(), "err", cause)
+	}
+}
+
+// closeTransport closes a TCP connection. When reading stopped with input
+// perhaps still coming (Shutdown, broken framing, a stalled frame), it first
+// half-closes and drains the input for up to drainTime: closing a socket
+// with unread input sends a reset, which can destroy the responses just
+// written before the peer reads them.
+func (c *conn) closeTransport(cause error) {
+	if c.nc == nil {
+		return
+	}
+	linger := cause == errStopped || cause == errReadTimeout || errors.Is(cause, frame.ErrBroken)
+	if linger && c.werr == nil {
+		lingerClose(c.nc, drainTime, -1)
+	}
+	c.nc.Close()
+}
+
+// lingerClose half-closes nc (where it can) and reads and discards what the
+// peer still sends, for at most d and n bytes (n < 0: no bound), so that
+// closing it afterwards sends no reset over the last responses.
+func lingerClose(nc net.Conn, d time.Duration, n int64) {
+	if cw, ok := nc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	if nc.SetReadDeadline(time.Now().Add(d)) != nil {
+		return
+	}
+	if n < 0 {
+		io.Copy(io.Discard, nc)
+	} else {
+		io.CopyN(io.Discard, nc, n)
+	}
+}

@@ -1,0 +1,237 @@
+package netserver
+
+// NOTE: a WebSocket connection on the core. The reader (serve, on the
+// hijack handler's goroutine) reads frames with ws.Reader from the hijacked
+// connection, which first hands out what fasthttp had buffered; messages
+// are handed to the core out of the reader's buffer without a copy. Every
+// frame the server sends goes through the core's output, so one writer at a
+// time writes them and a control frame never falls inside a data frame:
+// responses and messages to the peer are framed by begin and end, pings,
+// pongs and close frames queued whole (queueRaw), a close frame last.
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/jetrpc/jetrpc/frame/ws"
+)
+
+// wsConn is one WebSocket connection.
+type wsConn struct {
+	core
+	s      *HTTPServer
+	rd     ws.Reader
+	src    wsSource
+	ctl    []byte // a control frame being built (the reader's)
+	pinged bool   // a ping is out and nothing came since
+	done   chan struct{}
+}
+
+func newWSConn(s *HTTPServer, nc net.Conn) *wsConn {
+	c := &wsConn{s: s, done: make(chan struct{})}
+	c.nc = nc
+	c.src.nc = nc
+	c.core.init(&s.lim, s.e, s.ctx, c, false)
+	return c
+}
+
+// wsSource is what the ws.Reader reads from: the connection, noting that
+// bytes came.
+type wsSource struct {
+	nc  net.Conn
+	got bool
+}
+
+func (r *wsSource) Read(p []byte) (int, error) {
+	n, err := r.nc.Read(p)
+	if n > 0 {
+		r.got = true
+	}
+	return n, err
+}
+
+// A server frame's header: 2 bytes, then 2 or 8 of length. begin reserves
+// the 2 every frame has; end moves longer payloads up for the length.
+const wsHeadRoom = 2
+
+func (c *wsConn) begin(b []byte) ([]byte, int) { return append(b, 0, 0), len(b) }
+
+func (c *wsConn) end(b []byte, mark int) []byte {
+	start := mark + wsHeadRoom
+	n := len(b) - start
+	var tmp [ws.MaxHeaderLen]byte
+	h := ws.AppendHeader(tmp[:0], ws.OpText, true, n, ws.Mask{})
+	if extra := len(h) - wsHeadRoom; extra > 0 {
+		b = append(b, h[:extra]...) // room; overwritten below
+		copy(b[start+extra:], b[start:start+n])
+	}
+	copy(b[mark:], h)
+	return b
+}
+
+func (c *wsConn) write(b []byte) error { return writeChunks(c.nc, b, c.lim.writeTimeout) }
+func (c *wsConn) interrupt()           { c.nc.SetReadDeadline(aLongTimeAgo) }
+
+// drop closes the connection under fasthttp's hijacked one, whose Close
+// does nothing (fasthttp closes the connection when the hijack handler
+// returns, which waits for the reader): this unblocks the reader.
+func (c *wsConn) drop() { rawConn(c.nc).Close() }
+
+func rawConn(nc net.Conn) net.Conn {
+	if u, ok := nc.(interface{ UnsafeConn() net.Conn }); ok {
+		return u.UnsafeConn()
+	}
+	return nc
+}
+
+// serve reads messages until the connection ends, then closes it.
+func (c *wsConn) serve() {
+	c.rd.Reset(&c.src, ws.Server, c.s.max)
+	err := c.readLoop()
+	var tooLarge *ws.TooLargeError
+	var closed *wsClosed
+	linger := false
+	switch {
+	case errors.As(err, &closed):
+		c.logClose(closed.code, closed.reason)
+		c.drain(true, wsCloseAnswer)
+		c.queueClose(closed.code, "")
+	case err == errStopped:
+		c.drain(true, 0)
+		if c.queueClose(ws.CloseGoingAway, "server shutting down") {
+			c.awaitClose()
+		}
+	case errors.As(err, &tooLarge):
+		linger = c.fail(ws.CloseTooBig, "", err)
+	case errors.Is(err, ws.ErrProtocol):
+		linger = c.fail(ws.CloseProtocolError, err.Error(), err)
+	default: // the connection broke, or the client went silent
+		c.lim.log.Debug("netserver: websocket connection ends", "remote", c.remote(), "err", err)
+		c.drain(err == io.EOF, 0)
+	}
+	c.finish()
+	if linger { // the client may still be sending: no reset over the close frame
+		lingerClose(rawConn(c.nc), wsCloseWait, 1<<20)
+	}
+	c.drop()
+	c.release()
+}
+
+// wsClosed is the close frame that ended reading.
+type wsClosed struct {
+	code   int
+	reason []byte
+}
+
+func (*wsClosed) Error() string { return "netserver: websocket closed by the client" }
+
+// readLoop reads and handles messages, answering pings, until reading must
+// end: it returns why (a *wsClosed for the client's close frame).
+func (c *wsConn) readLoop() error {
+	for {
+		ready := c.rd.Ready()
+		if !ready || !c.room() {
+			if err := c.pause(); err != nil {
+				return err
+			}
+			if !ready {
+				if err := c.armRead(); err != nil {
+					return err
+				}
+			}
+		}
+		op, p, err := c.rd.Next()
+		if err != nil {
+			if err = c.readError(err); err != nil {
+				return err
+			}
+			continue
+		}
+		c.pinged = false
+		switch op {
+		case ws.OpPing:
+			c.ctl = ws.AppendFrame(c.ctl[:0], ws.OpPong, p, ws.Mask{})
+			c.queueRaw(c.ctl, false)
+		case ws.OpClose:
+			code, reason := ws.ParseClose(p)
+			return &wsClosed{code: code, reason: reason}
+		case ws.OpText, ws.OpBinary:
+			c.handle(p)
+		}
+	}
+}
+
+// armRead sets the deadline of a read about to block: the ping interval
+// from now, unless Shutdown stopped reading.
+func (c *wsConn) armRead() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping.Load() {
+		return errStopped
+	}
+	c.src.got = false
+	return c.nc.SetReadDeadline(time.Now().Add(c.s.ping))
+}
+
+// readError decides what a read error means: nil to go on reading, else
+// the reason to stop. A deadline that expires with nothing read sends a
+// ping, the next one ends the connection.
+func (c *wsConn) readError(err error) error {
+	switch {
+	case c.stopping.Load():
+		return errStopped
+	case !errors.Is(err, os.ErrDeadlineExceeded):
+		return err
+	case c.src.got:
+		c.pinged = false
+		return nil
+	case !c.pinged:
+		c.pinged = true
+		c.ctl = ws.AppendFrame(c.ctl[:0], ws.OpPing, nil, ws.Mask{})
+		c.queueRaw(c.ctl, false)
+		return nil
+	}
+	return errIdle
+}
+
+// queueClose queues a close frame, the last frame, and reports whether it
+// was queued (not after a write error or another close frame).
+func (c *wsConn) queueClose(code int, reason string) bool {
+	c.ctl = ws.AppendClose(c.ctl[:0], code, reason, ws.Mask{})
+	return c.queueRaw(c.ctl, true)
+}
+
+// fail fails the connection for a broken rule: the answers computed so far
+// are written, then the close frame; calls still running are cancelled. It
+// reports whether the close frame was queued.
+func (c *wsConn) fail(code int, reason string, err error) bool {
+	c.lim.log.Debug("netserver: websocket connection failed", "remote", c.remote(), "err", err)
+	c.handoff()
+	c.dc.Cancel()
+	return c.queueClose(code, reason)
+}
+
+// awaitClose waits, at most wsCloseWait, for the client's answer to our
+// close frame, discarding what comes before it.
+func (c *wsConn) awaitClose() {
+	c.nc.SetReadDeadline(time.Now().Add(wsCloseWait))
+	for {
+		op, _, err := c.rd.Next()
+		if err != nil || op == ws.OpClose {
+			return
+		}
+	}
+}
+
+// logClose logs a close frame from the client with an unusual code.
+func (c *wsConn) logClose(code int, reason []byte) {
+	switch code {
+	case ws.CloseNormal, ws.CloseGoingAway, ws.CloseNoStatus:
+		return
+	}
+	c.lim.log.Debug("netserver: websocket connection closed by the client", "remote", c.remote(),
+		"code", code, "reason", string(reason))
+}
