@@ -248,7 +248,8 @@ func (t *wsTransport) readLoop() {
 
 // readFailed ends the client after a read error. A broken rule is
 // answered with a close frame: 1009 for the message limit (the calls fail
-// with the library's ErrReadLimit), 1002 for the protocol. The end of the
+// with the library's ErrReadLimit), 1002 for the protocol, 1007 for a text
+// message that is not UTF-8. The end of the
 // stream without a close frame is the library's abnormal closure.
 func (t *wsTransport) readFailed(err error) {
 	var tooLarge *ws.TooLargeError
@@ -257,6 +258,8 @@ func (t *wsTransport) readFailed(err error) {
 		t.end(websocket.ErrReadLimit, ws.CloseTooBig, "")
 	case errors.Is(err, ws.ErrProtocol):
 		t.end(err, ws.CloseProtocolError, err.Error())
+	case errors.Is(err, ws.ErrInvalidUTF8):
+		t.end(err, ws.CloseInvalidData, err.Error())
 	case err == io.EOF, err == io.ErrUnexpectedEOF:
 		t.end(&websocket.CloseError{Code: websocket.CloseAbnormalClosure, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
 	default:

@@ -108,6 +108,8 @@ func (c *wsConn) serve() {
 		linger = c.fail(ws.CloseTooBig, "", err)
 	case errors.Is(err, ws.ErrProtocol):
 		linger = c.fail(ws.CloseProtocolError, err.Error(), err)
+	case errors.Is(err, ws.ErrInvalidUTF8):
+		linger = c.fail(ws.CloseInvalidData, err.Error(), err)
 	default: // the connection broke, or the client went silent
 		c.lim.log.Debug("netserver: websocket connection ends", "remote", c.remote(), "err", err)
 		c.drain(err == io.EOF, 0)
