@@ -104,7 +104,7 @@ func (b *Batch) Send(ctx context.Context) error {
 			continue
 		}
 		p := c.getCall()
-		p.dst = p.buf[:0]
+		p.Dst = p.buf[:0]
 		ps, bcs, ids = append(ps, p), append(bcs, it.call), append(ids, p.id)
 	}
 	sendErr := b.send(ctx, ps, ids)
@@ -115,17 +115,17 @@ func (b *Batch) Send(ctx context.Context) error {
 				err = werr
 			}
 		}
-		if err == nil && p.err != nil && !answered(p.err) {
-			err = p.err // the connection was lost, the reply had no answer, ...
+		if err == nil && p.Err != nil && !answered(p.Err) {
+			err = p.Err // the connection was lost, the reply had no answer, ...
 		}
 		bc := bcs[i]
-		bc.err = p.err
-		if bc.err == nil && p.res == nil {
+		bc.err = p.Err
+		if bc.err == nil && p.Res == nil {
 			bc.err = err // no answer
 		}
 		if bc.err == nil {
-			bc.raw = bytes.Clone(p.res)
-			p.buf = p.res[:0]
+			bc.raw = bytes.Clone(p.Res)
+			p.buf = p.Res[:0]
 			if bc.result != nil {
 				bc.err = sonic.Unmarshal(bc.raw, bc.result)
 			}

@@ -1,12 +1,13 @@
 package client
 
 // NOTE: how the package is organised. client.go holds the Client and the
-// calls; pending.go the pending table (who completes an entry, and when it
-// can be reused); deliver.go what happens to each message received;
-// stream.go and stdio.go the stream transport (write combining, one reader
-// goroutine); ws.go the WebSocket transport (the same write combining, frames
-// built in place); http.go the HTTP transport; batch.go batches. A transport
-// only moves messages (the transport interface below).
+// calls; pending.go the entries of the pending table (internal/pending's,
+// which says who completes an entry and when it can be reused); deliver.go
+// what happens to each message received; stream.go and stdio.go the stream
+// transport (write combining, one reader goroutine); ws.go the WebSocket
+// transport (the same write combining, frames built in place); http.go the
+// HTTP transport; batch.go batches. A transport only moves messages (the
+// transport interface below).
 
 import (
 	"context"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/pending"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 )
 
@@ -31,10 +33,8 @@ type Client struct {
 	nextID  atomic.Uint64
 	dropped atomic.Uint64
 
-	mu    sync.Mutex
-	calls map[uint64]*call // pending calls by id
-	err   error            // set once: the client is closed
-	done  chan struct{}    // closed when err is set
+	calls pending.Table // pending calls by id; closed with the client's error
+	done  chan struct{} // closed when calls is closed
 
 	ctx     context.Context // handlers' context, cancelled with done
 	cancel  context.CancelFunc
@@ -79,7 +79,6 @@ func newClient(t transport, opts *Options) *Client {
 		handler:      opts.handler(),
 		cancelNotify: opts.cancelNotify(),
 		max:          opts.maxMessage(),
-		calls:        make(map[uint64]*call),
 		done:         make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -107,12 +106,12 @@ func (c *Client) CallRaw(ctx context.Context, dst []byte, method string, params 
 		return dst, err
 	}
 	p := c.getCall()
-	p.dst = dst
+	p.Dst = dst
 	err := c.do(ctx, p, method, params)
 	if err == nil {
-		err = p.err
+		err = p.Err
 	}
-	res := p.res
+	res := p.Res
 	putCall(p)
 	if err != nil {
 		return dst, err
@@ -134,15 +133,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		return err
 	}
 	p := c.getCall()
-	p.dst = p.buf[:0]
+	p.Dst = p.buf[:0]
 	err = c.do(ctx, p, method, raw)
 	if err == nil {
-		err = p.err
+		err = p.Err
 	}
 	if err == nil {
-		p.buf = p.res[:0]
+		p.buf = p.Res[:0]
 		if result != nil {
-			err = sonic.Unmarshal(p.res, result)
+			err = sonic.Unmarshal(p.Res, result)
 		}
 	}
 	putCall(p)
@@ -186,8 +185,8 @@ func (c *Client) Close() error {
 	return c.closeErr
 }
 
-// do sends the call p and waits for its answer. When it returns nil, p.res
-// or p.err holds the answer; otherwise p is no longer pending. Either way
+// do sends the call p and waits for its answer. When it returns nil, p.Res
+// or p.Err holds the answer; otherwise p is no longer pending. Either way
 // nobody else touches p afterwards.
 func (c *Client) do(ctx context.Context, p *call, method string, params []byte) error {
 	if err := c.register(p); err != nil {
@@ -206,19 +205,14 @@ func (c *Client) do(ctx context.Context, p *call, method string, params []byte) 
 	return c.wait(ctx, p)
 }
 
-// wait waits for the answer to p, or for ctx.
+// wait waits for the answer to p, or for ctx: then p is abandoned (unless
+// the answer came meanwhile) and the server told, if asked for.
 func (c *Client) wait(ctx context.Context, p *call) error {
-	select {
-	case <-p.ch:
-		return nil
-	case <-ctx.Done():
+	err := c.calls.Wait(ctx, p.id, &p.Call)
+	if err != nil {
+		c.sendCancel(p.idBytes())
 	}
-	if !c.abandon(p) { // the answer came meanwhile
-		<-p.ch
-		return nil
-	}
-	c.sendCancel(p.idBytes())
-	return ctx.Err()
+	return err
 }
 
 // sendCancel sends $/cancelRequest for id when Options.CancelNotify asks for

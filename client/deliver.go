@@ -15,6 +15,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/pending"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 )
 
@@ -103,20 +104,19 @@ func (c *Client) deliverBatch(st *inState, msg []byte) {
 
 // complete hands a response to its pending call, or drops it.
 func (c *Client) complete(m *decode.Message) {
-	var p *call
+	var p *pending.Call
 	if id, ok := rpcmsg.ParseID(m.ID); ok {
-		p = c.take(id)
+		p = c.calls.Take(id)
 	}
 	if p == nil {
 		c.drop(m)
 		return
 	}
 	if m.Kind == decode.Result {
-		p.res = append(p.dst, m.Result...)
+		p.Resolve(m.Result)
 	} else {
-		p.err = rpcmsg.ParseError(m.Error)
+		p.Fail(rpcmsg.ParseError(m.Error))
 	}
-	p.ch <- struct{}{}
 }
 
 // completeBad fails the call that a malformed response answers and reports
@@ -129,13 +129,12 @@ func (c *Client) completeBad(m *decode.Message) bool {
 	if !ok {
 		return false
 	}
-	p := c.take(id)
+	p := c.calls.Take(id)
 	if p == nil {
 		c.drop(m)
 		return true
 	}
-	p.err = badResponse(m.Reason)
-	p.ch <- struct{}{}
+	p.Fail(badResponse(m.Reason))
 	return true
 }
 

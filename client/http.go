@@ -183,7 +183,7 @@ func (t *httpTransport) reply(resp *fasthttp.Response, ids []uint64) error {
 	}
 	body := resp.Body()
 	t.c.deliver(st, body)
-	if len(ids) > 0 && t.pending(ids) {
+	if len(ids) > 0 && t.c.calls.AnyPending(ids) {
 		err := ErrNoResponse
 		if m, perr := st.p.Parse(body); perr == nil && m.Kind == decode.ErrorResponse && string(m.ID) == "null" {
 			err = error(rpcmsg.ParseError(m.Error))
@@ -195,24 +195,11 @@ func (t *httpTransport) reply(resp *fasthttp.Response, ids []uint64) error {
 	return nil
 }
 
-// pending reports whether any of ids is still pending.
-func (t *httpTransport) pending(ids []uint64) bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	for _, id := range ids {
-		if t.c.calls[id] != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // finish completes the calls among ids still pending with err.
 func (t *httpTransport) finish(ids []uint64, err error) {
 	for _, id := range ids {
-		if p := t.c.take(id); p != nil {
-			p.err = err
-			p.ch <- struct{}{}
+		if p := t.c.calls.Take(id); p != nil {
+			p.Fail(err)
 		}
 	}
 }

@@ -4,11 +4,11 @@ package dispatch
 // The transport creates it with NewPeer (a send function that frames and
 // queues one message), puts it in the context it passes to the engine
 // (WithPeer), and closes it when reading ends. Calls to the peer are kept in
-// a pending table keyed by id, like the client's: the response to one comes
-// back in through the engine, which hands Result and Error responses to the
-// Peer of its context (deliver) instead of dropping them. Whoever removes an
-// entry from the table completes it: deliver, the caller whose context ended,
-// or Close.
+// a pending table keyed by id, the client's own (internal/pending): the
+// response to one comes back in through the engine, which hands Result and
+// Error responses to the Peer of its context (deliver) instead of dropping
+// them. Whoever removes an entry from the table completes it: deliver, the
+// caller whose context ended, or Close.
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/pending"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 	"github.com/jetrpc/jetrpc/pool"
 )
@@ -61,10 +62,7 @@ type Peer struct {
 	send   SendFunc
 	oneWay bool
 	nextID atomic.Uint64
-
-	mu    sync.Mutex
-	calls map[uint64]*peerCall
-	err   error // set once: closed
+	calls  pending.Table // closed with ErrPeerClosed
 }
 
 // NewPeer returns the peer of a connection whose messages send writes.
@@ -158,21 +156,21 @@ func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []
 	if err := rpcmsg.CheckParams(params, ErrPeerParams); err != nil {
 		return dst, err
 	}
-	c := peerCalls.Get().(*peerCall)
-	c.dst = dst
+	c := peerCalls.Get().(*pending.Call)
+	c.Dst = dst
 	id := p.nextID.Add(1)
-	err := p.register(id, c)
+	err := p.calls.Register(id, c)
 	if err == nil {
 		err = p.sendCall(ctx, id, method, params)
 		if err != nil {
-			p.settle(id, c)
+			p.calls.Settle(id, c)
 		}
 	}
 	if err == nil {
 		err = p.wait(ctx, id, c)
 	}
-	res := c.res
-	c.dst, c.res, c.err = nil, nil, nil
+	res := c.Res
+	c.Reset()
 	peerCalls.Put(c)
 	if err != nil {
 		return dst, err
@@ -206,28 +204,8 @@ func (p *Peer) Reply(ctx context.Context, result []byte) error {
 	return err
 }
 
-// peerCall is one pending call to the peer.
-type peerCall struct {
-	ch  chan struct{} // one signal per registration: res or err is set
-	dst []byte
-	res []byte
-	err error
-}
-
-var peerCalls = sync.Pool{New: func() any { return &peerCall{ch: make(chan struct{}, 1)} }}
-
-func (p *Peer) register(id uint64, c *peerCall) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return p.err
-	}
-	if p.calls == nil {
-		p.calls = make(map[uint64]*peerCall)
-	}
-	p.calls[id] = c
-	return nil
-}
+// peerCalls holds the entries of calls to peers between uses.
+var peerCalls = sync.Pool{New: func() any { return new(pending.Call) }}
 
 func (p *Peer) sendCall(ctx context.Context, id uint64, method string, params []byte) error {
 	var idb [20]byte
@@ -238,30 +216,13 @@ func (p *Peer) sendCall(ctx context.Context, id uint64, method string, params []
 	return err
 }
 
-// take removes and returns the entry of id, or nil.
-func (p *Peer) take(id uint64) *peerCall {
-	p.mu.Lock()
-	c := p.calls[id]
-	delete(p.calls, id)
-	p.mu.Unlock()
-	return c
-}
-
-// settle removes c unless someone else did; then it waits for their signal.
-func (p *Peer) settle(id uint64, c *peerCall) {
-	if p.take(id) != c {
-		<-c.ch
+// wait waits for the answer to the call c of id and returns its error, or
+// ctx.Err() when ctx ended first (unless the answer came meanwhile).
+func (p *Peer) wait(ctx context.Context, id uint64, c *pending.Call) error {
+	if err := p.calls.Wait(ctx, id, c); err != nil {
+		return err
 	}
-}
-
-func (p *Peer) wait(ctx context.Context, id uint64, c *peerCall) error {
-	select {
-	case <-c.ch:
-		return c.err
-	case <-ctx.Done():
-		p.settle(id, c)
-		return ctx.Err()
-	}
+	return c.Err
 }
 
 // deliver completes the call a Result or Error response answers and
@@ -271,34 +232,21 @@ func (p *Peer) deliver(m *decode.Message) bool {
 	if !ok {
 		return false
 	}
-	c := p.take(id)
+	c := p.calls.Take(id)
 	if c == nil {
 		return false
 	}
 	if m.Kind == decode.Result {
-		c.res = append(c.dst, m.Result...)
+		c.Resolve(m.Result)
 	} else {
-		c.err = rpcmsg.ParseError(m.Error)
+		c.Fail(rpcmsg.ParseError(m.Error))
 	}
-	c.ch <- struct{}{}
 	return true
 }
 
 // Close ends the peer: calls pending fail with ErrPeerClosed, and so do
 // later calls. Sending notifications is up to the transport's send.
-func (p *Peer) Close() {
-	p.mu.Lock()
-	if p.err == nil {
-		p.err = ErrPeerClosed
-	}
-	calls := p.calls
-	p.calls = nil
-	p.mu.Unlock()
-	for _, c := range calls {
-		c.err = ErrPeerClosed
-		c.ch <- struct{}{}
-	}
-}
+func (p *Peer) Close() { p.calls.Close(ErrPeerClosed) }
 
 // deliverToPeer hands a response to the peer of ctx; false when none
 // waited for it.
