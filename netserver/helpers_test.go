@@ -131,11 +131,7 @@ func (ts *testServer) shutdown(t *testing.T) {
 }
 
 // openConns returns the number of connections the server tracks.
-func (s *Server) openConns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
+func (s *Server) openConns() int { return s.conns.len() }
 
 // client speaks one framing over a connection or a pipe pair.
 type client struct {

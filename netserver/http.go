@@ -47,7 +47,7 @@ type HTTPServer struct {
 	closed bool
 	lns    []net.Listener
 	conns  httpConns
-	ws     map[*wsConn]struct{} // open WebSocket connections (see ws.go)
+	ws     connSet // open WebSocket connections (see ws.go)
 	lim    limits
 	ping   time.Duration // WebSocket keep-alive
 }
@@ -99,13 +99,16 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	lns := s.lns
 	s.lns = nil
 	s.mu.Unlock()
+	s.ws.close() // no WebSocket connection registers from now on
 
 	err := s.srv.ShutdownWithContext(ctx)
 	for _, ln := range lns { // a Serve that had not reached fasthttp yet
 		ln.Close()
 	}
-	if err == nil || errors.Is(err, net.ErrClosed) {
-		err = s.shutdownWS(ctx) // fasthttp does not track hijacked connections
+	// fasthttp does not track hijacked connections: WebSocket ones end
+	// here, aborted at once if ctx has ended.
+	if werr := s.ws.shutdown(ctx); err == nil || errors.Is(err, net.ErrClosed) {
+		err = werr
 	}
 	s.cancel()
 	switch {

@@ -24,15 +24,13 @@ type Server struct {
 
 	framing      frame.Kind
 	maxMessage   int
-	maxConns     int
 	idleRelease  time.Duration
 	tooLargeData []byte // error.data of the answer to an oversized frame
 
 	mu        sync.Mutex
 	closed    bool
 	listeners map[net.Listener]struct{}
-	conns     map[*conn]struct{}
-	wg        sync.WaitGroup // connection goroutines (and ServeStdio calls)
+	conns     connSet // TCP connections and ServeStdio calls
 
 	// testHookRelease, when set, is called (under c.mu) each time an idle
 	// connection gives its buffers back.
@@ -48,10 +46,9 @@ func New(e *dispatch.Engine, opts *Options) *Server {
 		lim:         newLimits(opts),
 		framing:     opts.framing(),
 		maxMessage:  opts.maxMessage(),
-		maxConns:    opts.maxConns(),
 		idleRelease: idleRelease,
 		listeners:   make(map[net.Listener]struct{}),
-		conns:       make(map[*conn]struct{}),
+		conns:       connSet{max: opts.maxConns()},
 	}
 	s.tooLargeData = appendTooLargeData(nil, s.maxMessage)
 	return s
@@ -89,40 +86,16 @@ func (s *Server) Serve(ln net.Listener) error {
 // accept starts serving nc, or closes it when over MaxConns or shut down.
 func (s *Server) accept(nc net.Conn) {
 	c := newConn(s, nc, nc, nc)
-	if err := s.track(c); err != nil {
+	if err := s.conns.add(&c.core); err != nil {
 		if err != ErrServerClosed {
 			s.log.Warn("netserver: too many connections; closing new one",
-				"remote", nc.RemoteAddr().String(), "max", s.maxConns)
+				"remote", nc.RemoteAddr().String(), "max", s.conns.max)
 		}
 		nc.Close()
 		c.release()
 		return
 	}
 	go c.serveTracked()
-}
-
-var errTooManyConns = errors.New("netserver: too many connections")
-
-// track registers c; the caller must then run c.serveTracked.
-func (s *Server) track(c *conn) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return ErrServerClosed
-	case s.maxConns > 0 && len(s.conns) >= s.maxConns:
-		return errTooManyConns
-	}
-	s.conns[c] = struct{}{}
-	s.wg.Add(1)
-	return nil
-}
-
-func (s *Server) forget(c *conn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
-	s.wg.Done()
 }
 
 func (s *Server) addListener(ln net.Listener) bool {
@@ -168,38 +141,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		ln.Close()
 		delete(s.listeners, ln)
 	}
-	conns := s.snapshot()
 	s.mu.Unlock()
-	for _, c := range conns {
-		c.stop()
-	}
-
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-	}
-	s.mu.Lock()
-	conns = s.snapshot()
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.abort()
-	}
-	return ctx.Err()
-}
-
-// snapshot lists the open connections; s.mu must be held.
-func (s *Server) snapshot() []*conn {
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return s.conns.shutdown(ctx)
 }
 
 // isTemporary reports whether an Accept error is worth retrying.

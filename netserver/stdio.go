@@ -19,7 +19,7 @@ import (
 // else closes r if it is an io.Closer.
 func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 	c := newConn(s, nil, r, w)
-	if err := s.track(c); err != nil {
+	if err := s.conns.add(&c.core); err != nil {
 		c.release()
 		return err
 	}

@@ -75,7 +75,7 @@ func (c *conn) end(b []byte, mark int) []byte { return frame.EndFrame(b, c.kind,
 // goes on in a new goroutine.
 var errPark = errors.New("netserver: parked")
 
-// serveTracked serves a connection registered by Server.track, and returns
+// serveTracked serves a connection registered in Server.conns, and returns
 // why reading ended (errPark when another goroutine took over).
 //
 // An idle connection waits for input on a goroutine of its own, started
@@ -94,7 +94,7 @@ func (c *conn) serveTracked() error {
 	c.finish()
 	c.closeTransport(err)
 	c.release()
-	c.srv.forget(c)
+	c.srv.conns.remove(&c.core)
 	return err
 }
 

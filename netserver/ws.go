@@ -8,7 +8,6 @@ package netserver
 
 import (
 	"bytes"
-	"context"
 	"time"
 
 	"github.com/fasthttp/websocket"
@@ -89,58 +88,18 @@ func isWS(ctx *fasthttp.RequestCtx) bool {
 func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
 	err := wsUpgrader.Upgrade(ctx, func(wc *websocket.Conn) {
 		c := newWSConn(s, wc.NetConn())
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			c.queueRaw(ws.AppendClose(nil, ws.CloseGoingAway, "", ws.Mask{}), true)
+		if s.ws.add(&c.core) != nil { // shut down
+			c.queueClose(ws.CloseGoingAway, "")
 			c.release()
 			return
 		}
-		if s.ws == nil {
-			s.ws = make(map[*wsConn]struct{})
-		}
-		s.ws[c] = struct{}{}
-		s.mu.Unlock()
 		c.serve()
-		s.mu.Lock()
-		delete(s.ws, c)
-		s.mu.Unlock()
-		close(c.done)
+		s.ws.remove(&c.core)
 	})
 	if err != nil {
 		s.lim.log.Debug("netserver: websocket upgrade failed", "remote", ctx.RemoteAddr(), "err", err)
 	}
 }
 
-// shutdownWS makes every WebSocket connection go away once its calls are
-// answered and waits until they are closed or ctx ends. s.closed must be set
-// already, so that no connection registers afterwards.
-func (s *HTTPServer) shutdownWS(ctx context.Context) error {
-	s.mu.Lock()
-	cs := make([]*wsConn, 0, len(s.ws))
-	for c := range s.ws {
-		cs = append(cs, c)
-	}
-	s.mu.Unlock()
-	for _, c := range cs {
-		c.stop()
-	}
-	for i, c := range cs {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			for _, c := range cs[i:] {
-				c.abort()
-			}
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
 // openWS returns the number of open WebSocket connections.
-func (s *HTTPServer) openWS() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.ws)
-}
+func (s *HTTPServer) openWS() int { return s.ws.len() }

@@ -27,11 +27,10 @@ type wsConn struct {
 	src    wsSource
 	ctl    []byte // a control frame being built (the reader's)
 	pinged bool   // a ping is out and nothing came since
-	done   chan struct{}
 }
 
 func newWSConn(s *HTTPServer, nc net.Conn) *wsConn {
-	c := &wsConn{s: s, done: make(chan struct{})}
+	c := &wsConn{s: s}
 	c.nc = nc
 	c.src.nc = nc
 	c.core.init(&s.lim, s.e, s.ctx, c, false)
