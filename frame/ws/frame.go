@@ -76,16 +76,22 @@ func (m Mask) Apply(b []byte) {
 	}
 }
 
-// maskBytes XORs byte i of b with byte i%4 of key, little-endian.
-func maskBytes(b []byte, key uint32) {
+// maskBytes XORs byte i of b with byte i%4 of key, little-endian. It
+// returns the OR of the bytes it wrote, 8 at a time: the high bits (msb)
+// are clear when they are all ASCII.
+func maskBytes(b []byte, key uint32) (or uint64) {
 	k := uint64(key) | uint64(key)<<32
 	for len(b) >= 8 {
-		binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(b)^k)
+		w := binary.LittleEndian.Uint64(b) ^ k
+		binary.LittleEndian.PutUint64(b, w)
+		or |= w
 		b = b[8:]
 	}
 	for i := range b {
 		b[i] ^= byte(key >> (8 * (i & 3)))
+		or |= uint64(b[i])
 	}
+	return or
 }
 
 // AppendHeader appends the header of a frame with opcode op and an n-byte

@@ -235,28 +235,41 @@ func checkControl(op Opcode, fin bool, n uint64) error {
 // advance unmasks the payload bytes of the frame at r that f (the frame
 // so far, its header hdr bytes long) holds beyond done and, in a text
 // message, checks them as UTF-8; whole says f is the whole frame, and then
-// a final one must not end inside a character.
+// a final one must not end inside a character. ASCII takes no more than
+// the high bits of the bytes, ORed while unmasking (or by orBytes when
+// there is no mask); checkText does the rest.
 func (rd *Reader) advance(f []byte, hdr int, whole bool) error {
-	p := f[hdr+rd.done:]
+	p, at := f[hdr+rd.done:], rd.done // at: the offset of p in the frame
+	var or uint64
 	if f[1]&maskBit != 0 {
-		maskBytes(p, bits.RotateLeft32(binary.LittleEndian.Uint32(f[hdr-4:]), -8*(rd.done&3)))
+		or = maskBytes(p, bits.RotateLeft32(binary.LittleEndian.Uint32(f[hdr-4:]), -8*(at&3)))
 	}
-	at := rd.done // the offset of p in the message
 	rd.done += len(p)
-	switch op := Opcode(f[0] & 0x0f); {
-	case op == OpText:
-		if at == 0 {
-			rd.text = utf8State{}
-		}
-	case op == OpContinuation && rd.fragOp == OpText:
-		at += len(rd.frag)
-	default:
+	op := Opcode(f[0] & 0x0f)
+	if op != OpText && (op != OpContinuation || rd.fragOp != OpText) {
 		return nil
 	}
+	if f[1]&maskBit == 0 {
+		or = orBytes(p)
+	}
+	// rd.text needs no reset for a new message: the last one ended between
+	// characters, or with an error that ends the reading.
+	if or&msb == 0 && rd.text.need == 0 {
+		return nil
+	}
+	if op == OpContinuation {
+		at += len(rd.frag)
+	}
+	return rd.checkText(p, at, whole && f[0]&finBit != 0)
+}
+
+// checkText checks p, the next bytes of a text message from its offset at;
+// final says the message ends with p.
+func (rd *Reader) checkText(p []byte, at int, final bool) error {
 	if bad, ok := rd.text.check(p); !ok {
 		return &UTF8Error{Offset: at + bad}
 	}
-	if whole && f[0]&finBit != 0 && rd.text.need > 0 {
+	if final && rd.text.need > 0 {
 		return &UTF8Error{Offset: at + len(p) - int(rd.text.have)}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package ws
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // NOTE: how the UTF-8 check is organised.
 //
@@ -128,6 +131,30 @@ func (s *utf8State) resume(b []byte) (n int, ok bool) {
 	}
 	s.have = 0
 	return n, true
+}
+
+const msb = 0x8080808080808080 // the high bit of each of 8 bytes
+
+// orBytes returns the OR of the bytes of b, 8 at a time: its high bits
+// (msb) are clear when b is ASCII. It reads 16 bytes a step and has no
+// early way out, which suits ASCII; for other text it is one extra pass,
+// at a small part of the cost of check.
+func orBytes(b []byte) (or uint64) {
+	for len(b) >= 16 {
+		or |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:])
+		b = b[16:]
+	}
+	switch n := len(b); {
+	case n >= 8:
+		or |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		or |= uint64(binary.LittleEndian.Uint32(b) | binary.LittleEndian.Uint32(b[n-4:]))
+	default:
+		for _, c := range b {
+			or |= uint64(c)
+		}
+	}
+	return or
 }
 
 // validUTF8 reports whether b is a whole text of valid UTF-8.

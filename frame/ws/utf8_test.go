@@ -278,3 +278,27 @@ func FuzzUTF8(f *testing.F) {
 		}
 	})
 }
+
+// TestOrBytes: orBytes and maskBytes see a high bit at any position of
+// any length around their 4-, 8- and 16-byte steps, and none in ASCII.
+func TestOrBytes(t *testing.T) {
+	for n := range 40 {
+		b := bytes.Repeat([]byte{0x7f}, n)
+		if orBytes(b)&msb != 0 || maskBytes(bytes.Clone(b), 0)&msb != 0 {
+			t.Errorf("%d ASCII bytes: %#x", n, orBytes(b))
+		}
+		for k := range n {
+			b[k] = 0x80
+			if orBytes(b)&msb == 0 {
+				t.Errorf("%d bytes, 0x80 at %d: not seen", n, k)
+			}
+			masked := bytes.Clone(b)
+			m := MaskWith(0x0f1f2f3f)
+			m.Apply(masked)
+			if maskBytes(masked, 0x0f1f2f3f)&msb == 0 || !bytes.Equal(masked, b) {
+				t.Errorf("%d bytes, 0x80 at %d: not seen unmasking", n, k)
+			}
+			b[k] = 0x7f
+		}
+	}
+}
