@@ -25,11 +25,12 @@ import (
 // first-in-first-out queue, so that notifications keep their order), and the
 // transport then runs Process there on a copy of the message.
 type Conn struct {
-	e      *Engine
-	peer   *Peer
-	cancel context.CancelFunc
-	ctx    connCtx // the handlers' context
-	rctx   connCtx // the same, marked as the reading goroutine's
+	e       *Engine
+	peer    Peer // valid when hasPeer: kept inside, it costs no allocation
+	cancel  context.CancelFunc
+	hasPeer bool
+	ctx     connCtx // the handlers' context
+	rctx    connCtx // the same, marked as the reading goroutine's
 }
 
 // NewConn returns the engine's side of a new connection. Its context derives
@@ -44,7 +45,7 @@ func NewConn(e *Engine, parent context.Context, send SendFunc, oneWay bool) *Con
 	base, cancel := context.WithCancel(parent)
 	c := &Conn{e: e, cancel: cancel}
 	if send != nil {
-		c.peer = newPeer(send, oneWay)
+		c.peer.send, c.peer.oneWay, c.hasPeer = send, oneWay, true
 	}
 	c.ctx = connCtx{Context: base, c: c}
 	c.rctx = connCtx{Context: base, c: c, reader: true}
@@ -59,7 +60,12 @@ func (c *Conn) Engine() *Engine { return c.e }
 func (c *Conn) Context() context.Context { return &c.ctx }
 
 // Peer returns the connection's peer (nil without one).
-func (c *Conn) Peer() *Peer { return c.peer }
+func (c *Conn) Peer() *Peer {
+	if !c.hasPeer {
+		return nil
+	}
+	return &c.peer
+}
 
 // TryProcess is the transport's entry point for a message read from the
 // connection, on its reading goroutine. When everything msg would run is
@@ -69,7 +75,7 @@ func (c *Conn) Peer() *Peer { return c.peer }
 // Otherwise it runs nothing and returns dst unchanged and the route on which
 // the transport should run Process for a copy of msg.
 func (c *Conn) TryProcess(dst, msg []byte) ([]byte, Route) {
-	return c.e.TryProcess(&c.rctx, dst, msg)
+	return c.e.tryProcess(&c.rctx, dst, msg)
 }
 
 // Process processes msg under the connection's context and appends its
@@ -88,12 +94,12 @@ func (c *Conn) ProcessStream(msg []byte, emit func(resp []byte)) {
 // it gets an error with code (for example CodeOverloaded) and its id, invalid
 // members get -32600 as usual, notifications and responses nothing. It
 // returns dst unchanged when no answer is due.
-func (c *Conn) Reject(dst, msg []byte, code Code) []byte { return c.e.Reject(dst, msg, code) }
+func (c *Conn) Reject(dst, msg []byte, code Code) []byte { return c.e.reject(dst, msg, code) }
 
 // Go runs t on the engine's worker pool (the pool that also runs batch
 // members; its size is Options.MaxWorkers). It returns false, without
 // running t, when every worker is busy or the engine is closed.
-func (c *Conn) Go(t pool.Task) bool { return c.e.Go(t) }
+func (c *Conn) Go(t pool.Task) bool { return c.e.workers.Submit(t) }
 
 // Cancel cancels the context of the connection's handlers (the connection
 // failed: their answers cannot be written).
@@ -112,13 +118,7 @@ func (c *Conn) Close() {
 // ErrPeerClosed, leaving the handlers running: reading has ended, so no
 // answer to them can arrive, but the answers to the client's calls still
 // can be written.
-func (c *Conn) ClosePeer() {
-	if c.peer != nil {
-		c.peer.Close()
-	}
-}
-
-func newPeer(send SendFunc, oneWay bool) *Peer { return &Peer{send: send, oneWay: oneWay} }
+func (c *Conn) ClosePeer() { c.Peer().Close() }
 
 // connCtx is a Conn's context: the connection's cancelable context, which
 // also answers PeerOf and marks the reading goroutine.
@@ -131,7 +131,7 @@ type connCtx struct {
 func (x *connCtx) Value(key any) any {
 	switch key.(type) {
 	case peerKey:
-		return x.c.peer
+		return x.c.Peer()
 	case readerKey:
 		if x.reader {
 			return true

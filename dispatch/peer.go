@@ -1,9 +1,9 @@
 package dispatch
 
 // NOTE: a Peer is the client end of one connection, as its handlers see it.
-// The transport creates it with NewPeer (a send function that frames and
-// queues one message), puts it in the context it passes to the engine
-// (WithPeer), and closes it when reading ends. Calls to the peer are kept in
+// The transport creates it with its Conn (NewConn, with a send function
+// that frames and queues one message); the Conn's context carries it
+// (conn.go), and Conn.ClosePeer closes it when reading ends. Calls to the peer are kept in
 // a pending table keyed by id, the client's own (internal/pending): the
 // response to one comes back in through the engine, which hands Result and
 // Error responses to the Peer of its context (deliver) instead of dropping
@@ -65,28 +65,8 @@ type Peer struct {
 	calls  pending.Table // closed with ErrPeerClosed
 }
 
-// NewPeer returns the peer of a connection whose messages send writes.
-// oneWay peers take notifications only (Call fails with ErrOneWay). A
-// transport calls NewPeer once per connection and Close when it ends.
-func NewPeer(send SendFunc, oneWay bool) *Peer {
-	return &Peer{send: send, oneWay: oneWay}
-}
-
 type peerKey struct{}
 type readerKey struct{}
-
-// WithPeer returns ctx carrying p; handlers run under it find p with PeerOf,
-// and responses processed under it complete p's calls.
-func WithPeer(ctx context.Context, p *Peer) context.Context {
-	return context.WithValue(ctx, peerKey{}, p)
-}
-
-// ReaderContext marks ctx as the context of a connection's reading
-// goroutine: Peer.Call from a handler run under it fails with ErrOnReader
-// instead of deadlocking.
-func ReaderContext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, readerKey{}, true)
-}
 
 // PeerOf returns the peer of the connection the handler's call came on, or
 // nil when the transport has none (plain HTTP POST, Process).
@@ -246,7 +226,11 @@ func (p *Peer) deliver(m *decode.Message) bool {
 
 // Close ends the peer: calls pending fail with ErrPeerClosed, and so do
 // later calls. Sending notifications is up to the transport's send.
-func (p *Peer) Close() { p.calls.Close(ErrPeerClosed) }
+func (p *Peer) Close() {
+	if p != nil {
+		p.calls.Close(ErrPeerClosed)
+	}
+}
 
 // deliverToPeer hands a response to the peer of ctx; false when none
 // waited for it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +52,7 @@ func (f *fakeConn) next(t *testing.T) map[string]json.RawMessage {
 
 func TestPeerNotify(t *testing.T) {
 	fc := newFakeConn()
-	p := dispatch.NewPeer(fc.send, false)
+	p := dispatch.NewConn(newDemo(t, nil), nil, fc.send, false).Peer()
 	ctx := context.Background()
 	if err := p.NotifyRaw(ctx, "progress", []byte(`{"done":1}`)); err != nil {
 		t.Fatal(err)
@@ -94,14 +95,24 @@ func TestPeerWithout(t *testing.T) {
 	if _, err := p.CallRaw(ctx, nil, "x", nil); !errors.Is(err, dispatch.ErrNoPeer) || p.CanCall() {
 		t.Errorf("nil CallRaw: %v", err)
 	}
-	one := dispatch.NewPeer(newFakeConn().send, true)
+	e := newDemo(t, nil, dispatch.Method{Name: "inline_call", Inline: true, Handler: dispatch.HandlerFunc(
+		func(ctx context.Context, _, dst []byte) ([]byte, error) {
+			_, err := dispatch.PeerOf(ctx).CallRaw(ctx, nil, "x", nil)
+			return append(dst, strconv.Quote(err.Error())...), nil
+		})})
+	if dispatch.PeerOf(dispatch.NewConn(e, nil, nil, false).Context()) != nil {
+		t.Error("a Conn without send has a peer")
+	}
+	one := dispatch.NewConn(e, nil, newFakeConn().send, true).Peer()
 	if _, err := one.CallRaw(ctx, nil, "x", nil); !errors.Is(err, dispatch.ErrOneWay) || one.CanCall() {
 		t.Errorf("one-way CallRaw: %v", err)
 	}
-	p = dispatch.NewPeer(newFakeConn().send, false)
-	rctx := dispatch.ReaderContext(dispatch.WithPeer(ctx, p))
-	if _, err := dispatch.PeerOf(rctx).CallRaw(rctx, nil, "x", nil); !errors.Is(err, dispatch.ErrOnReader) {
-		t.Errorf("CallRaw on the reader: %v", err)
+	// On the reading goroutine (TryProcess, an Inline method) a call to
+	// the peer would wait for an answer that goroutine must read.
+	conn := dispatch.NewConn(e, nil, newFakeConn().send, false)
+	out, route := conn.TryProcess(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"inline_call"}`))
+	if want := `{"jsonrpc":"2.0","id":1,"result":` + strconv.Quote(dispatch.ErrOnReader.Error()) + `}`; route != dispatch.RouteInline || string(out) != want {
+		t.Errorf("CallRaw on the reader: %s (route %d), want %s", out, route, want)
 	}
 }
 
@@ -109,14 +120,13 @@ func TestPeerWithout(t *testing.T) {
 // engine (Process under the connection's context), in any order.
 func TestPeerCall(t *testing.T) {
 	fc := newFakeConn()
-	p := dispatch.NewPeer(fc.send, false)
 	e := newDemo(t, nil, dispatch.Method{Name: "ask", Handler: dispatch.Typed(
 		func(ctx context.Context, args []int) (int, error) {
 			var sum int
 			err := dispatch.PeerOf(ctx).Call(ctx, "client.add", args, &sum)
 			return sum, err
 		})})
-	ctx := dispatch.WithPeer(context.Background(), p)
+	conn := dispatch.NewConn(e, nil, fc.send, false)
 	type answer struct{ out []byte }
 	results := make(chan answer, 3)
 	for _, req := range []string{
@@ -124,7 +134,7 @@ func TestPeerCall(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"ask","params":[3,4]}`,
 		`{"jsonrpc":"2.0","id":3,"method":"ask","params":[5,6]}`,
 	} {
-		go func() { results <- answer{e.ProcessContext(ctx, nil, []byte(req))} }()
+		go func() { results <- answer{conn.Process(nil, []byte(req))} }()
 	}
 	var calls []map[string]json.RawMessage
 	for range 3 {
@@ -142,7 +152,7 @@ func TestPeerCall(t *testing.T) {
 		if args[0] == 1 {
 			r = `{"jsonrpc":"2.0","id":` + string(c["id"]) + `,"error":{"code":-1,"message":"no","data":[7]}}`
 		}
-		if out := e.ProcessContext(ctx, nil, []byte(r)); len(out) != 0 {
+		if out := conn.Process(nil, []byte(r)); len(out) != 0 {
 			t.Fatalf("a response produced %s", out)
 		}
 	}
@@ -164,7 +174,7 @@ func TestPeerCall(t *testing.T) {
 	}
 	// A response nobody waits for is dropped and counted.
 	before := e.Dropped()
-	e.ProcessContext(ctx, nil, []byte(`{"jsonrpc":"2.0","id":99,"result":1}`))
+	conn.Process(nil, []byte(`{"jsonrpc":"2.0","id":99,"result":1}`))
 	if e.Dropped() != before+1 {
 		t.Errorf("Dropped %d, want %d", e.Dropped(), before+1)
 	}
@@ -177,7 +187,9 @@ func itoa(n int) string {
 
 func TestPeerCallEnds(t *testing.T) {
 	fc := newFakeConn()
-	p := dispatch.NewPeer(fc.send, false)
+	e := newDemo(t, nil)
+	conn := dispatch.NewConn(e, nil, fc.send, false)
+	p := conn.Peer()
 	// ctx ends: the call is forgotten, its late answer dropped.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -190,10 +202,8 @@ func TestPeerCallEnds(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call: %v", err)
 	}
-	e := newDemo(t, nil)
 	before := e.Dropped()
-	e.ProcessContext(dispatch.WithPeer(context.Background(), p), nil,
-		[]byte(`{"jsonrpc":"2.0","id":`+string(c["id"])+`,"result":1}`))
+	conn.Process(nil, []byte(`{"jsonrpc":"2.0","id":`+string(c["id"])+`,"result":1}`))
 	if e.Dropped() != before+1 {
 		t.Error("the answer to a forgotten call was not dropped")
 	}
@@ -213,7 +223,7 @@ func TestPeerCallEnds(t *testing.T) {
 	// A send that fails leaves nothing pending.
 	fc2 := newFakeConn()
 	fc2.err = errors.New("gone")
-	p2 := dispatch.NewPeer(fc2.send, false)
+	p2 := dispatch.NewConn(e, nil, fc2.send, false).Peer()
 	if _, err := p2.CallRaw(context.Background(), nil, "x", nil); err != fc2.err {
 		t.Errorf("send failure: %v", err)
 	}
@@ -291,7 +301,6 @@ func TestProcessStream(t *testing.T) {
 // is not the handler's to send.
 func TestPeerReply(t *testing.T) {
 	fc := newFakeConn()
-	p := dispatch.NewPeer(fc.send, false)
 	replyErrs := make(chan error, 8)
 	e := newDemo(t, nil, dispatch.Method{Name: "sub", Handler: dispatch.HandlerFunc(
 		func(ctx context.Context, _, dst []byte) ([]byte, error) {
@@ -307,8 +316,8 @@ func TestPeerReply(t *testing.T) {
 			}
 			return dst, errors.New("ignored: the call was answered")
 		})})
-	ctx := dispatch.WithPeer(context.Background(), p)
-	if out := e.ProcessContext(ctx, nil, []byte(`{"jsonrpc":"2.0","id":5,"method":"sub"}`)); len(out) != 0 {
+	conn := dispatch.NewConn(e, nil, fc.send, false)
+	if out := conn.Process(nil, []byte(`{"jsonrpc":"2.0","id":5,"method":"sub"}`)); len(out) != 0 {
 		t.Fatalf("the engine answered %s after Reply", out)
 	}
 	want := `{"jsonrpc":"2.0","id":5,"result":"0xa"}|{"jsonrpc":"2.0","method":"tick","params":[1]}`
@@ -322,7 +331,7 @@ func TestPeerReply(t *testing.T) {
 		t.Errorf("second Reply: %v, want ErrNoReply", err)
 	}
 	// In a batch the response belongs in the array; a notification has none.
-	out := e.ProcessContext(ctx, nil, []byte(`[{"jsonrpc":"2.0","id":1,"method":"sub"},{"jsonrpc":"2.0","method":"sub"}]`))
+	out := conn.Process(nil, []byte(`[{"jsonrpc":"2.0","id":1,"method":"sub"},{"jsonrpc":"2.0","method":"sub"}]`))
 	if string(out) != `[{"jsonrpc":"2.0","id":1,"result":"late"}]` {
 		t.Errorf("batch: %s", out)
 	}

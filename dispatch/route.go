@@ -5,30 +5,25 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
-// Route tells a server where a message should run.
+// Route tells a transport where a message should run (Conn.TryProcess).
 type Route uint8
 
 const (
 	// RouteInline: the message was processed on the caller's goroutine.
 	RouteInline Route = iota
-	// RouteWorker: a call or batch that may block; run ProcessContext on a
-	// worker goroutine so it blocks nothing else.
+	// RouteWorker: a call or batch that may block; run Conn.Process on a
+	// worker goroutine (Conn.Go) so it blocks nothing else.
 	RouteWorker
-	// RouteOrdered: a notification of a non-concurrent method that may block;
-	// run ProcessContext on the connection's serial queue, in arrival order.
+	// RouteOrdered: a notification of a non-concurrent method that may block
+	// (or a batch holding one); run Conn.Process on the connection's serial
+	// queue, in arrival order.
 	RouteOrdered
 )
 
-// TryProcess is the server's entry point. When everything msg would run is
-// inline (cheap, non-blocking handlers; errors; responses) it processes msg
-// like ProcessContext and returns the extended dst and RouteInline, with no
-// goroutine hand-off. Otherwise it runs nothing and returns dst unchanged and
-// the route on which the caller should run ProcessContext for msg (msg must
-// then be copied if its buffer is reused).
-func (e *Engine) TryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route) {
+// tryProcess is Conn.TryProcess under ctx.
+func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
@@ -82,16 +77,8 @@ func batchRoute(ms []member) Route {
 	return route
 }
 
-// Go runs t on the engine's worker pool (the pool that also runs batch
-// members; its size is Options.MaxWorkers). It returns false, without
-// running t, when every worker is busy or the engine is closed.
-func (e *Engine) Go(t pool.Task) bool { return e.workers.Submit(t) }
-
-// Reject appends the answer to a message that will not be run: every call in
-// it gets an error with code (for example encode.CodeOverloaded) and its id,
-// invalid members get -32600 as usual, notifications and responses nothing.
-// It returns dst unchanged when no answer is due.
-func (e *Engine) Reject(dst, msg []byte, code Code) []byte {
+// reject is Conn.Reject.
+func (e *Engine) reject(dst, msg []byte, code Code) []byte {
 	s := e.getState()
 	defer e.putState(s)
 	m, err := s.p.Parse(msg)
