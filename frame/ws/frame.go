@@ -89,9 +89,8 @@ func maskBytes(b []byte, key uint32) (or uint64) {
 	}
 	for i := range b {
 		b[i] ^= byte(key >> (8 * (i & 3)))
-		or |= uint64(b[i])
 	}
-	return or
+	return or | orBytes(b)
 }
 
 // AppendHeader appends the header of a frame with opcode op and an n-byte

@@ -21,6 +21,10 @@ import (
 // a few bytes of the piece, go to utf8.Valid, whose ASCII path reads 8
 // bytes at a time; only the cut ends, and a piece it finds bad (to say
 // where), go through scan, one sequence at a time.
+//
+// The Reader calls check only for a piece with a byte over 0x7F, or after
+// a piece that cut a character: it sees ASCII from the OR of the bytes,
+// which maskBytes returns while unmasking and orBytes takes otherwise.
 
 // utf8State is where a UTF-8 check stands between two pieces of a text.
 type utf8State struct {

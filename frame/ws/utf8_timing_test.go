@@ -32,8 +32,9 @@ func kib(head, unit, pad, tail string) string {
 	return b.String()
 }
 
-// BenchmarkUTF8 is the Reader's check of a text message (bytes/s is per
-// KiB of text); the baselines beside it: the standard library's
+// BenchmarkUTF8 is the check of a text message (bytes/s is per KiB of
+// text), alone and with the Reader's ASCII look before it; the baselines
+// beside it: the standard library's
 // utf8.Valid, and the project's JSON scanner (decode), which checks UTF-8
 // as a part of its work, on the same bytes.
 func BenchmarkUTF8(b *testing.B) {
@@ -52,6 +53,9 @@ func BenchmarkUTF8(b *testing.B) {
 		}
 	}
 	run("check", validUTF8)
+	// What the Reader does with an unmasked frame: orBytes, then check
+	// only when a byte is not ASCII.
+	run("reader", func(in []byte) bool { return orBytes(in)&msb == 0 || validUTF8(in) })
 	run("stdlib", utf8.Valid)
 	var p decode.Parser
 	run("decode", func(in []byte) bool { _, err := p.Parse(in); return err == nil })
