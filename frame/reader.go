@@ -114,6 +114,15 @@ func (r *Reader) Buffered() int {
 	return r.w - r.r
 }
 
+// Idle reports whether the Reader is between frames with nothing buffered:
+// no frame begun or being skipped and no error held, so that a fresh Reader
+// of the same Kind would go on exactly as this one (a server pools its
+// Reader while a connection is idle).
+func (r *Reader) Idle() bool {
+	return r.Buffered() == 0 && r.skip == 0 && !r.skipLine && r.body < 0 &&
+		r.clen < 0 && r.rerr == nil && r.err == nil
+}
+
 // Ready reports whether the next call to Next will return without reading
 // from the stream: a whole frame (or an error) is already buffered. A server
 // uses it to decide when to flush its responses before it may block. Ready may

@@ -448,3 +448,67 @@ func TestHugeFrameMemoryBound(t *testing.T) {
 		t.Logf("%v: max buffer %d for limit %d", kind, g.maxCap, limit)
 	}
 }
+
+// pausingReader hands out its chunks one per Read; a nil chunk is a read
+// that fails with errPause (a read deadline, say) and can be retried.
+type pausingReader struct{ chunks [][]byte }
+
+var errPause = errors.New("pause")
+
+func (p *pausingReader) Read(b []byte) (int, error) {
+	if len(p.chunks) == 0 {
+		return 0, io.EOF
+	}
+	c := p.chunks[0]
+	if c == nil {
+		p.chunks = p.chunks[1:]
+		return 0, errPause
+	}
+	n := copy(b, c)
+	if p.chunks[0] = c[n:]; len(p.chunks[0]) == 0 {
+		p.chunks = p.chunks[1:]
+	}
+	return n, nil
+}
+
+// TestIdle: a Reader is Idle only between frames with nothing buffered,
+// not while it skips an oversized frame whose rest has not arrived, nor
+// with part of a frame buffered.
+func TestIdle(t *testing.T) {
+	big := strings.Repeat("x", 100)
+	for _, kind := range []Kind{NDJSON, Header, Len32} {
+		t.Run(kind.String(), func(t *testing.T) {
+			huge := AppendFrame(nil, kind, []byte(`["`+big+`"]`))
+			small := AppendFrame(nil, kind, []byte(`[1]`))
+			src := &pausingReader{chunks: [][]byte{small, nil, huge[:len(huge)-10], nil,
+				append(huge[len(huge)-10:], small[:2]...), nil, small[2:], nil}}
+			fr := NewReader(src, kind, 20)
+			assert.True(t, fr.Idle(), "new")
+			next := func(want string) {
+				t.Helper()
+				msg, err := fr.Next()
+				switch want {
+				case "pause":
+					assert.ErrorIs(t, err, errPause)
+				case "too large":
+					var tl *TooLargeError
+					assert.ErrorAs(t, err, &tl)
+				default:
+					assert.NoError(t, err)
+					assert.Equal(t, want, string(msg))
+				}
+			}
+			next("[1]")
+			next("pause")
+			assert.True(t, fr.Idle(), "after a frame")
+			next("too large") // reported at once, then skipped
+			next("pause")     // the rest of it has not arrived
+			assert.False(t, fr.Idle(), "skipping an oversized frame")
+			next("pause") // skipped; part of the next frame buffered
+			assert.False(t, fr.Idle(), "part of a frame buffered")
+			next("[1]")
+			next("pause")
+			assert.True(t, fr.Idle(), "at the end")
+		})
+	}
+}

@@ -71,8 +71,8 @@ func TestAbuseIdleConns(t *testing.T) {
 	t.Logf("%d idle connections: %.0f bytes each in use (heap %.0f + stacks %.0f), %.0f bytes each obtained from the OS (Sys)",
 		n, inUse, perConn(after.HeapInuse, before.HeapInuse), perConn(after.StackInuse, before.StackInuse),
 		perConn(after.Sys, before.Sys))
-	if inUse > 8<<10 && !raceEnabled {
-		t.Errorf("an idle connection holds %.0f bytes, want under 8 KiB", inUse)
+	if inUse > 4<<10 && !raceEnabled {
+		t.Errorf("an idle connection holds %.0f bytes, want at most 4 KiB", inUse)
 	}
 	reportProbe(t, p, fmt.Sprintf("%d idle connections", n))
 

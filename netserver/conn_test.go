@@ -267,7 +267,7 @@ func TestIdleRelease(t *testing.T) {
 			s := newServer(t, &Options{ReadTimeout: 200 * time.Millisecond})
 			s.idleRelease = 20 * time.Millisecond
 			s.testHookRelease = func(c *conn) {
-				if c.fr.Buffered() == 0 && c.local.B == nil && c.out.B == nil {
+				if c.fr == nil && c.local.B == nil && c.out.B == nil {
 					released.Add(1)
 				}
 			}
@@ -289,6 +289,29 @@ func TestIdleRelease(t *testing.T) {
 			if d := time.Since(start); d < 150*time.Millisecond {
 				t.Errorf("a stalled frame was cut off after %v, ReadTimeout 200ms", d)
 			}
+		})
+	}
+}
+
+// TestIdleReleaseMidSkip: an idle spell that begins while an oversized
+// frame is being skipped keeps the reader's place: the rest of that frame
+// is still skipped, and the next frame is answered.
+func TestIdleReleaseMidSkip(t *testing.T) {
+	for _, kind := range framings {
+		t.Run(kind.String(), func(t *testing.T) {
+			checkGoroutines(t)
+			s := newServer(t, &Options{MaxMessage: 64, ReadTimeout: -1})
+			s.idleRelease = 20 * time.Millisecond
+			ts := serveOn(t, s)
+			c := ts.dial(t, kind)
+			huge := frame.AppendFrame(nil, kind, []byte(`["`+strings.Repeat("x", 200)+`"]`))
+			c.sendRaw(string(huge[:150]))
+			expectError(t, c.recv(), "null", -32600)
+			time.Sleep(100 * time.Millisecond) // several idle releases
+			c.sendRaw(string(huge[150:]))
+			time.Sleep(50 * time.Millisecond)
+			c.send(subtractCall)
+			expectResult(t, c.recv(), "2", "19")
 		})
 	}
 }

@@ -68,6 +68,14 @@ func (c *conn) release() {
 	}
 }
 
+// buffered is the input read and not yet handed out.
+func (c *conn) buffered() int {
+	if c.fr == nil {
+		return 0
+	}
+	return c.fr.Buffered()
+}
+
 func (c *conn) begin(b []byte) ([]byte, int)  { return frame.BeginFrame(b, c.kind) }
 func (c *conn) end(b []byte, mark int) []byte { return frame.EndFrame(b, c.kind, mark) }
 
@@ -101,7 +109,7 @@ func (c *conn) serveTracked() error {
 // readLoop reads and handles frames until the connection must end.
 func (c *conn) readLoop() error {
 	for {
-		ready := c.fr.Ready()
+		ready := c.fr != nil && c.fr.Ready()
 		if !ready || !c.room() {
 			if err := c.pause(); err != nil {
 				return err
@@ -114,18 +122,20 @@ func (c *conn) readLoop() error {
 		}
 		var msg []byte
 		var err error
-		if !ready && c.rd.released && c.fr.Buffered() == 0 {
+		if c.fr == nil { // idle, the reader given back: wait for input without it
 			if c.rd.park {
 				c.rd.park = false
 				return errPark
 			}
-			err = c.rd.await() // idle: wait for input without a buffer
+			if err = c.rd.await(); err == nil {
+				c.fr = getReader(&c.rd, c.kind, c.srv.maxMessage)
+			}
 		}
 		if err == nil {
 			msg, err = c.fr.Next()
-		}
-		if c.kind == frame.Auto {
-			c.kind = c.fr.Kind()
+			if c.kind == frame.Auto {
+				c.kind = c.fr.Kind()
+			}
 		}
 		if err != nil {
 			if err = c.readError(err); err != nil {
@@ -184,7 +194,7 @@ func (c *conn) timedOut() error {
 	case c.rd.release:
 		c.releaseIdle()
 		return nil
-	case c.fr.Buffered() > 0 || c.rd.inFrame:
+	case c.buffered() > 0 || c.rd.inFrame:
 		return errReadTimeout
 	case c.idleFor(c.lim.idleTimeout):
 		return errIdle

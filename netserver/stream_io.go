@@ -73,7 +73,7 @@ func (c *conn) armRead() error {
 	if rd.got { // input since the last deadline: a new idle spell
 		rd.released = false
 	}
-	rd.got, rd.inFrame, rd.release = false, c.fr.Buffered() > 0, false
+	rd.got, rd.inFrame, rd.release = false, c.buffered() > 0, false
 	d, rel := c.lim.idleTimeout, c.srv.idleRelease
 	switch {
 	case rd.inFrame:
@@ -103,11 +103,14 @@ func (r *connReader) await() error {
 }
 
 // releaseIdle gives the buffers of a connection idle for idleRelease back:
-// the reader's (unless a partial frame is buffered) and the output buffers,
-// unless output is being written.
+// the frame reader with its buffer (unless a partial frame is buffered) and
+// the output buffers, unless output is being written.
 func (c *conn) releaseIdle() {
 	c.rd.released, c.rd.park = true, true
-	c.fr.Release()
+	if c.fr.Release(); c.fr.Idle() {
+		putReader(c.fr)
+		c.fr = nil
+	}
 	if len(c.local.B) == 0 {
 		c.local.B = nil
 	}
