@@ -1,32 +1,24 @@
 package netserver
 
 // NOTE: the connection core, one for every transport (stream.go: TCP and
-// stdio; ws.go: WebSocket; sse.go: Server-Sent Events). A transport reads
-// messages (if it reads at all), hands each to handle, and plugs its framing
-// and its writes in through the transport interface; everything else is
-// here:
+// stdio; ws_conn.go: WebSocket; sse.go: Server-Sent Events); doc.go tells
+// how a message flows through it. A transport reads messages (if it reads
+// at all), hands each to handle, and plugs its framing and its writes in
+// through the transport interface. Here:
 //
-//   - Output. Cheap messages are answered inline into the reader's buffer
-//     c.local; the reader moves it into the shared buffer c.out whenever it
-//     is about to block or c.local is large. Tasks, the peer's sends and
-//     control frames append to c.out under c.mu. Whoever finds output in
-//     c.out and nobody writing becomes the flusher: it swaps c.out with a
-//     spare buffer and writes without holding the lock, so others keep
-//     appending meanwhile, then loops until c.out is empty. One writer at a
-//     time; what is written in one call coalesces.
-//   - Work (core_task.go). Messages that may block are copied into a pooled
-//     task and run on the engine's workers (RouteWorker), or on the
-//     connection's FIFO, drained by one worker at a time (RouteOrdered:
-//     notifications that must keep their order).
-//   - Backpressure. Before each message the reader checks, with atomic loads
-//     only, that fewer than MaxInFlight tasks run and fewer than MaxPending
-//     bytes (output not yet written, messages of running tasks) are held;
-//     otherwise it flushes and waits on c.cond, which tasks and flushers
-//     signal. Senders to the peer wait there too.
-//   - The end. A write error is sticky (c.werr): output is dropped from
-//     then on, the handlers are cancelled and the transport is closed, which
-//     unblocks the reader. finish waits for the tasks in flight and the last
-//     write; release gives the pooled buffers back.
+//   - Output: the reader answers cheap messages into c.local and moves it
+//     into the shared c.out whenever it is about to block or c.local is
+//     large; tasks, the peer's sends and control frames append to c.out
+//     under c.mu. The flusher (whoever finds output and nobody writing)
+//     swaps c.out with c.spare and writes without the lock, looping until
+//     c.out stays empty.
+//   - Backpressure: the reader checks the bounds with atomic loads only
+//     (room) and otherwise waits on c.cond (pause), which tasks and flushers
+//     signal; senders to the peer wait there too.
+//   - The end: a write error is sticky (c.werr): output is dropped from then
+//     on, the handlers are cancelled and the connection dropped, which
+//     unblocks the reader. drain and finish wait for the tasks in flight and
+//     the last write; release gives the pooled buffers back.
 
 import (
 	"context"
@@ -172,6 +164,49 @@ func (c *core) handle(msg []byte) {
 func (c *core) appendFramed(dst, msg []byte) []byte {
 	b, mark := c.t.begin(dst)
 	return c.t.end(append(b, msg...), mark)
+}
+
+// reader is what a transport that reads gives its core's readLoop.
+type reader interface {
+	// ready reports whether a whole message (or an error) is buffered, so
+	// that next will not block.
+	ready() bool
+	// arm prepares a read that may block (its deadline).
+	arm() error
+	// next returns the next message to handle, or nil when what it read
+	// was the transport's own (a control frame).
+	next() ([]byte, error)
+	// readError decides what an error of next means: nil to go on
+	// reading, else the reason to stop.
+	readError(err error) error
+}
+
+// readLoop reads and handles messages from r until reading must end, and
+// returns why. Before a read that may block, or at the bounds, it hands its
+// output over and waits for room (pause).
+func (c *core) readLoop(r reader) error {
+	for {
+		ready := r.ready()
+		if !ready || !c.room() {
+			if err := c.pause(); err != nil {
+				return err
+			}
+			if !ready {
+				if err := r.arm(); err != nil {
+					return err
+				}
+			}
+		}
+		msg, err := r.next()
+		switch {
+		case err != nil:
+			if err = r.readError(err); err != nil {
+				return err
+			}
+		case msg != nil:
+			c.handle(msg)
+		}
+	}
 }
 
 // room reports whether the reader may take the next message at once.

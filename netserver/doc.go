@@ -6,28 +6,58 @@
 //     and Server.ServeStdio one reader/writer pair such as os.Stdin and
 //     os.Stdout. Messages are framed as NDJSON, Content-Length headers (LSP,
 //     MCP) or 4-byte lengths, or detected per connection from the first byte
-//     (package frame). Responses use the framing of the
-//     connection.
+//     (package frame). Responses use the framing of the connection.
 //   - HTTP: POST carries one message or batch (200 with the response, 204
-//     when none is due, 413 over the message limit, 405 for other methods).
+//     when none is due, 413 over the message limit, 405 for other methods);
+//     a POST that accepts text/event-stream gets Server-Sent Events.
 //     HTTPServer (NewHTTP) serves it with fasthttp; HTTPHandler returns the
 //     same as a net/http Handler.
+//   - WebSocket: GET /ws on an HTTPServer (see below).
 //
 // Every transport is configured by the same Options (nil means defaults).
 //
-// # Connections
+// # How a message flows
 //
-// Each stream connection has one reader goroutine. It hands every frame to
-// Engine.TryProcess: cheap messages are answered on the spot, messages that
-// may block run on a pool of worker goroutines (notifications that must keep
-// their order on a per-connection queue), so a slow call never holds up
-// another. Responses may therefore come out of order; clients match them by
-// id. The reader processes every frame already received before writing, and
-// the responses of that run go out in one write (pipelining with write
-// coalescing). MaxInFlight and MaxPending bound the work and the bytes in
-// flight (unwritten output, messages running) of a connection: at either bound the connection stops reading until
-// there is room again, so a peer that sends without reading its responses
-// cannot grow the server's memory; WriteTimeout eventually drops it.
+// Every connection, whatever its transport, is served by the same
+// connection core (core.go); a transport only reads, frames and writes:
+//
+//  1. Accept. Server.Serve accepts a TCP connection and starts its reader
+//     goroutine (stream.go); HTTPServer upgrades GET /ws and serves the
+//     hijacked connection on fasthttp's goroutine (ws_conn.go); an SSE
+//     POST gets a stream of its own (sse.go). Each makes a dispatch.Conn:
+//     the engine's view of the connection, with its context and its Peer.
+//  2. Read. The reader cuts whole messages out of its buffer (frame.Reader
+//     or ws.Reader), without copying, and hands each to the core.
+//  3. Dispatch. The core gives the message to Conn.TryProcess. Cheap
+//     messages (inline handlers, errors, responses to the server's own
+//     calls) are answered at once into the reader's output buffer. A message
+//     that may block is copied into a pooled task and runs on the engine's
+//     workers, or, for a notification that must keep its order, on the
+//     connection's queue, one at a time (core_task.go). A slow call never
+//     holds up another; answers may come out of order.
+//  4. Frame. Each response is appended to an output buffer inside its
+//     frame: the transport's begin reserves the frame's prefix and end
+//     completes it (a length, a WebSocket header, an SSE "data:" line), so
+//     the response is encoded straight into its frame. Messages a handler
+//     sends to its client through the Peer take the same path.
+//  5. Write. When the reader is about to block (no whole message buffered),
+//     it hands its output over; whoever finds output waiting and nobody
+//     writing becomes the writer and writes everything queued in one write,
+//     while the others keep appending. Pipelined calls thus share writes.
+//  6. Bound. MaxInFlight and MaxPending bound the tasks and the bytes in
+//     flight (unwritten output, messages running) of a connection: at either
+//     bound the reader stops reading until there is room, and a handler that
+//     notifies waits, so a peer that sends without reading cannot grow the
+//     server's memory; WriteTimeout eventually drops it.
+//  7. End. When reading ends (EOF, an error, a timeout, Shutdown), the core
+//     writes what the reader computed, waits for the tasks in flight and
+//     their writes, fails the Peer's pending calls, closes the connection
+//     and gives its buffers back to the pools.
+//
+// In steady state, handling a message allocates nothing: frames are slices
+// of the reader's buffer, work items and buffers come from pools.
+//
+// # Stream connections
 //
 // A frame over MaxMessage is answered with -32600 (id null) and skipped; the
 // connection goes on. Framing that cannot be resynchronised (a broken header
@@ -37,11 +67,47 @@
 // context ends.
 //
 // ReadTimeout cuts off a frame trickled in slowly, IdleTimeout a silent
-// connection; a TCP connection silent for a second already gives its read
-// and write buffers back, so that an idle connection costs about 6 KiB,
-// mostly its goroutine's stack. The limits and what clients get are listed
-// in the README; SECURITY.md says what each defends against.
+// connection. A TCP connection silent for a second gives its buffers and
+// frame reader back and waits on a goroutine of its own, which starts small,
+// so that an idle connection costs under 4 KiB, mostly that goroutine's
+// stack. The limits and what clients get are listed in the README;
+// SECURITY.md says what each defends against.
 //
-// In steady state, handling a message allocates nothing: frames are slices
-// of the reader's buffer, work items and buffers come from pools.
+// # WebSocket
+//
+// A GET /ws carrying the upgrade headers is upgraded; any origin is accepted
+// (the endpoint has no cookies or ambient authority of its own to protect;
+// put a proxy or a handler of your own in front to restrict origins). A GET
+// /ws without them gets 405 like every non-POST request. HTTPHandler (the
+// net/http adapter) does not serve WebSocket: it answers 405 to GET /ws too.
+//
+// Messages: a text or binary message is one JSON-RPC message or batch;
+// every response, notification and call to the client is one text message.
+// Messages are handled as on TCP (above), ordered notifications included.
+// A text message must be UTF-8 (RFC 6455 section 8.1): one that is not
+// fails the connection with 1007 as soon as its bad bytes arrive, even
+// before the rest of its frame; a character cut between fragments is fine. A
+// binary message is the JSON decoder's to judge (-32700 if it is not UTF-8).
+//
+// Limits: a message over MaxMessage (its fragments joined) closes the
+// connection with 1009; MaxInFlight, MaxPending and WriteTimeout bound a
+// connection as on TCP. When all workers are busy a call gets -32001.
+//
+// Close codes: a frame that breaks RFC 6455 (reserved bits, an unknown
+// opcode, a fragmented or oversized control frame, a bad fragment sequence,
+// an unmasked frame, a malformed close payload or a close reason that is not
+// UTF-8) gets close 1002. Before a 1002, 1007 or 1009 the answers already
+// computed are written; calls still running are cancelled. When the client
+// closes, the answers to the calls it sent before its close frame are
+// written first (for at most 2 s, then the calls still running are
+// cancelled), then its close code is echoed and the connection closed.
+//
+// Keep-alive: a client that sends nothing for 30 s (or IdleTimeout/2 when
+// smaller) is pinged; one that then sends nothing, not even a pong, for as
+// long again is disconnected.
+//
+// Shutdown stops reading, waits until the calls in flight are answered,
+// sends close 1001 (going away), waits at most a second for the client's
+// close frame and closes the connection. HTTPServer.Shutdown waits for
+// WebSocket connections like for HTTP requests.
 package netserver

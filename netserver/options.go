@@ -60,60 +60,44 @@ func (o *Options) framing() frame.Kind {
 	return o.Framing
 }
 
-func (o *Options) maxMessage() int {
-	if o == nil || o.MaxMessage <= 0 {
-		return frame.DefaultMaxMessage
+// or returns the options, the zero value for nil.
+func (o *Options) or() Options {
+	if o == nil {
+		return Options{}
 	}
-	return o.MaxMessage
+	return *o
 }
 
-func (o *Options) maxConns() int {
-	if o == nil || o.MaxConns <= 0 {
-		return 0
-	}
-	return o.MaxConns
-}
-
-func (o *Options) maxInFlight() int {
-	if o == nil || o.MaxInFlight <= 0 {
-		return DefaultMaxInFlight
-	}
-	return o.MaxInFlight
-}
-
-func (o *Options) maxPending() int {
-	if o == nil || o.MaxPending <= 0 {
-		return DefaultMaxPending
-	}
-	return o.MaxPending
-}
+func (o *Options) maxMessage() int  { return positive(o.or().MaxMessage, frame.DefaultMaxMessage) }
+func (o *Options) maxConns() int    { return positive(o.or().MaxConns, 0) }
+func (o *Options) maxInFlight() int { return positive(o.or().MaxInFlight, DefaultMaxInFlight) }
+func (o *Options) maxPending() int  { return positive(o.or().MaxPending, DefaultMaxPending) }
 
 func (o *Options) readTimeout() time.Duration {
-	if o == nil {
-		return DefaultReadTimeout
-	}
-	return timeout(o.ReadTimeout, DefaultReadTimeout)
+	return timeout(o.or().ReadTimeout, DefaultReadTimeout)
 }
 
 func (o *Options) idleTimeout() time.Duration {
-	if o == nil {
-		return DefaultIdleTimeout
-	}
-	return timeout(o.IdleTimeout, DefaultIdleTimeout)
+	return timeout(o.or().IdleTimeout, DefaultIdleTimeout)
 }
 
 func (o *Options) writeTimeout() time.Duration {
-	if o == nil {
-		return DefaultWriteTimeout
-	}
-	return timeout(o.WriteTimeout, DefaultWriteTimeout)
+	return timeout(o.or().WriteTimeout, DefaultWriteTimeout)
 }
 
 func (o *Options) logger() *slog.Logger {
-	if o == nil || o.Logger == nil {
-		return slog.Default()
+	if l := o.or().Logger; l != nil {
+		return l
 	}
-	return o.Logger
+	return slog.Default()
+}
+
+// positive is n, or def when n <= 0.
+func positive(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 // timeout applies the default to 0; a negative d (disabled) becomes 0.

@@ -92,7 +92,7 @@ var errPark = errors.New("netserver: parked")
 // below 4 KiB, while a new goroutine starts small (the average stack size
 // in use, which idle connections keep at 2 KiB) and waiting needs little.
 func (c *conn) serveTracked() error {
-	err := c.readLoop()
+	err := c.readLoop(c)
 	if err == errPark {
 		go c.serveTracked()
 		return err
@@ -106,45 +106,26 @@ func (c *conn) serveTracked() error {
 	return err
 }
 
-// readLoop reads and handles frames until the connection must end.
-func (c *conn) readLoop() error {
-	for {
-		ready := c.fr != nil && c.fr.Ready()
-		if !ready || !c.room() {
-			if err := c.pause(); err != nil {
-				return err
-			}
-			if !ready {
-				if err := c.armRead(); err != nil {
-					return err
-				}
-			}
+func (c *conn) ready() bool { return c.fr != nil && c.fr.Ready() }
+
+// next returns the next frame. An idle connection that gave its reader back
+// waits for input without it, after moving to a new goroutine (errPark).
+func (c *conn) next() ([]byte, error) {
+	if c.fr == nil {
+		if c.rd.park {
+			c.rd.park = false
+			return nil, errPark
 		}
-		var msg []byte
-		var err error
-		if c.fr == nil { // idle, the reader given back: wait for input without it
-			if c.rd.park {
-				c.rd.park = false
-				return errPark
-			}
-			if err = c.rd.await(); err == nil {
-				c.fr = getReader(&c.rd, c.kind, c.srv.maxMessage)
-			}
+		if err := c.rd.await(); err != nil {
+			return nil, err
 		}
-		if err == nil {
-			msg, err = c.fr.Next()
-			if c.kind == frame.Auto {
-				c.kind = c.fr.Kind()
-			}
-		}
-		if err != nil {
-			if err = c.readError(err); err != nil {
-				return err
-			}
-			continue
-		}
-		c.handle(msg)
+		c.fr = getReader(&c.rd, c.kind, c.srv.maxMessage)
 	}
+	msg, err := c.fr.Next()
+	if c.kind == frame.Auto {
+		c.kind = c.fr.Kind()
+	}
+	return msg, err
 }
 
 // readError decides what a Next error means: nil to go on reading, else the
@@ -155,6 +136,8 @@ func (c *conn) readError(err error) error {
 		return nil
 	}
 	switch {
+	case err == errPark:
+		return err
 	case c.stopping.Load():
 		return errStopped
 	case errors.Is(err, frame.ErrBroken):

@@ -61,11 +61,11 @@ func (r *connReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// armRead sets the deadline of the read about to block (TCP only):
+// arm sets the deadline of the read about to block (TCP only):
 // ReadTimeout when part of a frame is buffered; else, when idle, first
 // idleRelease (to give the buffers back) and then the rest of IdleTimeout.
 // It holds c.mu to order it with stop, which must win.
-func (c *conn) armRead() error {
+func (c *conn) arm() error {
 	if c.nc == nil || !c.srv.deadlines() {
 		return nil
 	}

@@ -89,7 +89,7 @@ func rawConn(nc net.Conn) net.Conn {
 // serve reads messages until the connection ends, then closes it.
 func (c *wsConn) serve() {
 	c.rd.Reset(&c.src, ws.Server, c.s.max)
-	err := c.readLoop()
+	err := c.readLoop(c)
 	var tooLarge *ws.TooLargeError
 	var closed *wsClosed
 	linger := false
@@ -129,45 +129,32 @@ type wsClosed struct {
 
 func (*wsClosed) Error() string { return "netserver: websocket closed by the client" }
 
-// readLoop reads and handles messages, answering pings, until reading must
-// end: it returns why (a *wsClosed for the client's close frame).
-func (c *wsConn) readLoop() error {
-	for {
-		ready := c.rd.Ready()
-		if !ready || !c.room() {
-			if err := c.pause(); err != nil {
-				return err
-			}
-			if !ready {
-				if err := c.armRead(); err != nil {
-					return err
-				}
-			}
-		}
-		op, p, err := c.rd.Next()
-		if err != nil {
-			if err = c.readError(err); err != nil {
-				return err
-			}
-			continue
-		}
-		c.pinged = false
-		switch op {
-		case ws.OpPing:
-			c.ctl = ws.AppendFrame(c.ctl[:0], ws.OpPong, p, ws.Mask{})
-			c.queueRaw(c.ctl, false)
-		case ws.OpClose:
-			code, reason := ws.ParseClose(p)
-			return &wsClosed{code: code, reason: reason}
-		case ws.OpText, ws.OpBinary:
-			c.handle(p)
-		}
+func (c *wsConn) ready() bool { return c.rd.Ready() }
+
+// next returns the next message, answering a ping; the client's close frame
+// ends reading (a *wsClosed).
+func (c *wsConn) next() ([]byte, error) {
+	op, p, err := c.rd.Next()
+	if err != nil {
+		return nil, err
 	}
+	c.pinged = false
+	switch op {
+	case ws.OpPing:
+		c.ctl = ws.AppendFrame(c.ctl[:0], ws.OpPong, p, ws.Mask{})
+		c.queueRaw(c.ctl, false)
+	case ws.OpClose:
+		code, reason := ws.ParseClose(p)
+		return nil, &wsClosed{code: code, reason: reason}
+	case ws.OpText, ws.OpBinary:
+		return p, nil
+	}
+	return nil, nil
 }
 
-// armRead sets the deadline of a read about to block: the ping interval
-// from now, unless Shutdown stopped reading.
-func (c *wsConn) armRead() error {
+// arm sets the deadline of a read about to block: the ping interval from
+// now, unless Shutdown stopped reading.
+func (c *wsConn) arm() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopping.Load() {
@@ -178,14 +165,14 @@ func (c *wsConn) armRead() error {
 }
 
 // readError decides what a read error means: nil to go on reading, else
-// the reason to stop. A deadline that expires with nothing read sends a
+// the reason to stop (a *wsClosed, passed on). A deadline that expires with nothing read sends a
 // ping, the next one ends the connection.
 func (c *wsConn) readError(err error) error {
 	switch {
 	case c.stopping.Load():
 		return errStopped
 	case !errors.Is(err, os.ErrDeadlineExceeded):
-		return err
+		return err // a *wsClosed too
 	case c.src.got:
 		c.pinged = false
 		return nil

@@ -9,9 +9,7 @@
 
 const { test, describe, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const net = require('node:net');
-const readline = require('node:readline');
 const {
   createMessageConnection,
   StreamMessageReader,
@@ -21,9 +19,8 @@ const {
   ResponseError,
   Trace,
 } = require('vscode-jsonrpc/node');
+const { startServer, stopServer } = require('./server');
 
-const START_TIMEOUT_MS = 30_000; // the binary prints its listening line
-const STOP_TIMEOUT_MS = 15_000; // SIGTERM to exit (the server's shutdown grace is 10s)
 const STEP_TIMEOUT_MS = 10_000; // any one request
 
 // JSON-RPC 2.0 error codes.
@@ -31,70 +28,6 @@ const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 const REQUEST_CANCELLED = -32800; // LSP's code, should a server honour $/cancelRequest
-
-const BIN = process.env.JETRPC_BIN;
-if (!BIN) {
-  throw new Error('set JETRPC_BIN to the jetrpc binary (go build -o /tmp/jetrpc ./cmd/jetrpc)');
-}
-
-// startServer runs "jetrpc serve --tcp 127.0.0.1:0 --http '' --framing F"
-// and resolves with { proc, addr, log } once it prints "listening tcp ADDR".
-function startServer(framing) {
-  const proc = spawn(BIN, ['serve', '--tcp', '127.0.0.1:0', '--http', '', '--framing', framing], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const log = [];
-  const orphan = () => proc.kill('SIGKILL'); // should this process end with the server still up
-  process.on('exit', orphan);
-  const exited = new Promise((resolve) =>
-    proc.on('exit', (code, signal) => {
-      process.off('exit', orphan);
-      resolve({ code, signal });
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`no listening line within ${START_TIMEOUT_MS}ms; stderr:\n${log.join('\n')}`));
-    }, START_TIMEOUT_MS);
-    proc.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`jetrpc serve exited (${code ?? signal}) before listening; stderr:\n${log.join('\n')}`));
-    });
-    readline.createInterface({ input: proc.stderr }).on('line', (line) => {
-      log.push(line);
-      const m = /^listening tcp (\S+)$/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        const i = m[1].lastIndexOf(':');
-        resolve({ proc, exited, log, host: m[1].slice(0, i).replace(/^\[|\]$/g, ''), port: Number(m[1].slice(i + 1)) });
-      }
-    });
-  });
-}
-
-// stopServer sends SIGTERM and resolves with the exit code, killing the
-// server if it has not exited within STOP_TIMEOUT_MS.
-async function stopServer(server) {
-  if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
-    return server.exited;
-  }
-  server.proc.kill('SIGTERM');
-  let timer;
-  const timeout = new Promise((resolve) => {
-    timer = setTimeout(() => {
-      server.proc.kill('SIGKILL');
-      resolve({ code: null, signal: 'SIGKILL (after SIGTERM timed out)' });
-    }, STOP_TIMEOUT_MS);
-  });
-  const result = await Promise.race([server.exited, timeout]);
-  clearTimeout(timer);
-  return result;
-}
 
 // connect opens a TCP connection to the server and a vscode-jsonrpc
 // connection on it, listening. Everything its logger reports as an error
@@ -162,7 +95,7 @@ for (const framing of ['header', 'auto']) {
     let c; // { conn, socket, problems, sent, isClosed }
 
     before(async () => {
-      server = await startServer(framing);
+      server = await startServer(['--tcp', '127.0.0.1:0', '--http', '', '--framing', framing], 'tcp');
       c = await connect(server);
     });
 
