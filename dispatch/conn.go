@@ -52,9 +52,6 @@ func NewConn(e *Engine, parent context.Context, send SendFunc, oneWay bool) *Con
 	return c
 }
 
-// Engine returns the engine c processes messages with.
-func (c *Conn) Engine() *Engine { return c.e }
-
 // Context returns the context the connection's handlers run under; it is
 // cancelled by Cancel and Close.
 func (c *Conn) Context() context.Context { return &c.ctx }
