@@ -27,6 +27,11 @@ func locals(tb testing.TB) []peers.Peer {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(e.Close)
+	te := dispatch.New(nil) // the same methods as typed handlers (bench.RegisterTyped)
+	if err := bench.RegisterTyped(te); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(te.Close)
 	std := bench.NewStdlib()
 	sync := func(do func(msg []byte) []byte) func() *peers.Local {
 		return func() *peers.Local {
@@ -38,6 +43,8 @@ func locals(tb testing.TB) []peers.Peer {
 	all := []peers.Peer{
 		{Name: "jetrpc", Method: same, Named: true, Batch: true,
 			Local: sync(func(msg []byte) []byte { dst = e.Process(dst[:0], msg); return dst })},
+		{Name: "jetrpc-typed", Method: same, Named: true, Batch: true,
+			Local: sync(func(msg []byte) []byte { dst = te.Process(dst[:0], msg); return dst })},
 		{Name: "baseline", Method: same, Named: true, Batch: true, Local: sync(std.Process)},
 	}
 	return append(all, peers.Peers()...)
@@ -163,6 +170,11 @@ func httpServers(tb testing.TB) []httpServer {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(e.Close)
+	te := dispatch.New(nil) // the same methods as typed handlers (bench.RegisterTyped)
+	if err := bench.RegisterTyped(te); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(te.Close)
 	std := bench.NewStdlib()
 	baseline := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body bytes.Buffer
