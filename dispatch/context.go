@@ -10,8 +10,9 @@ type callCtx struct {
 	meta    []byte
 	method  []byte
 	id      []byte
-	inBatch bool // a batch member: its response belongs in the batch's array
-	replied bool // Peer.Reply sent the response already
+	inBatch bool  // a batch member: its response belongs in the batch's array
+	replied bool  // Peer.Reply sent the response already
+	ticks   uint8 // calls of learned methods, for sampling their time (cost.go)
 }
 
 // clear drops the request's bytes once the handler has returned.

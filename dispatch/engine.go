@@ -67,6 +67,7 @@ type method struct {
 	h          Handler
 	inline     bool
 	concurrent bool
+	cost       cost // learned running time, when neither Inline nor Concurrent (cost.go)
 }
 
 // New returns an Engine configured by opts (nil means the defaults).

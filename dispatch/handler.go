@@ -39,8 +39,11 @@ type Method struct {
 	// Handler serves the method.
 	Handler Handler
 	// Inline marks a cheap, non-blocking handler: it may run on the caller's
-	// goroutine, also as a batch member, to save a goroutine hand-off.
-	// Leave it false for anything that waits (I/O, locks, sleeps).
+	// goroutine, a connection's reading goroutine too, also as a batch
+	// member, to save a goroutine hand-off. Leave it false for anything that
+	// waits (I/O, locks, sleeps): then the engine times the method's runs and
+	// runs its batch members on the batch's own goroutine only once it has
+	// proved quick, never on a reading goroutine.
 	Inline bool
 	// Concurrent lets notifications of this method run out of arrival order.
 	Concurrent bool

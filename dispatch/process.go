@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
@@ -109,12 +110,28 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	return encode.AppendResultEnd(out)
 }
 
-// invoke calls the handler, under CallTimeout when it applies.
+// invoke calls the handler, under CallTimeout when it applies; the runs of
+// a method that may block are timed (cost.go).
 func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) ([]byte, error) {
-	if e.callTimeout > 0 && !md.inline {
-		return e.invokeTimed(md, cc, params, dst)
+	if md.inline {
+		return e.call(md, cc, params, dst)
 	}
-	return e.call(md, cc, params, dst)
+	var t0 time.Time
+	timed := !md.concurrent && md.cost.timed(cc)
+	if timed {
+		t0 = time.Now()
+	}
+	var out []byte
+	var err error
+	if e.callTimeout > 0 {
+		out, err = e.invokeTimed(md, cc, params, dst)
+	} else {
+		out, err = e.call(md, cc, params, dst)
+	}
+	if timed {
+		md.cost.record(time.Since(t0))
+	}
+	return out, err
 }
 
 // invokeTimed calls a handler under CallTimeout: its context is cancelled

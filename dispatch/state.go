@@ -34,6 +34,7 @@ type member struct {
 	cc    callCtx
 	out   []byte
 	async bool
+	quick bool // a call of a method learned to be quick, run inline (cost.go)
 	cut   bool // the response did not fit in MaxBatchResponse
 }
 
@@ -98,7 +99,7 @@ func (s *state) setMembers(e *Engine, ctx context.Context, msgs []decode.Message
 		ms[i].cc.Context = ctx
 		ms[i].cc.inBatch = true
 		ms[i].out = ms[i].out[:0]
-		ms[i].async, ms[i].cut = false, false
+		ms[i].async, ms[i].quick, ms[i].cut = false, false, false
 	}
 	return ms
 }
