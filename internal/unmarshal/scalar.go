@@ -1,0 +1,165 @@
+package unmarshal
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+// null checks a null at data[i].
+func null(data []byte, i int) (int, error) { return literal(data, i, "null") }
+
+func decBool(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+	switch data[i] {
+	case 't':
+		j, err := literal(data, i, "true")
+		if err == nil {
+			*(*bool)(p) = true
+		}
+		return j, err
+	case 'f':
+		j, err := literal(data, i, "false")
+		if err == nil {
+			*(*bool)(p) = false
+		}
+		return j, err
+	case 'n':
+		return null(data, i)
+	}
+	return mismatch(data, i, "bool")
+}
+
+// mismatch reports a value of the wrong JSON type, after checking its syntax.
+func mismatch(data []byte, i int, want string) (int, error) {
+	if _, err := skipValue(data, i, 0); err != nil {
+		return 0, err
+	}
+	return 0, typeErr("cannot decode "+kindName(data[i])+" into "+want, i)
+}
+
+func kindName(c byte) string {
+	switch c {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// number returns the end of the number at data[i]; ok is false for a
+// non-number (end and err are then the result to return).
+func number(data []byte, i int, want string) (end int, ok bool, err error) {
+	c := data[i]
+	if c == '-' || isDigit(c) {
+		if j := scanNumber(data, i); j >= 0 {
+			return j, true, nil
+		}
+		return 0, false, syntaxErr(i)
+	}
+	if c == 'n' {
+		end, err = null(data, i)
+		return end, false, err
+	}
+	end, err = mismatch(data, i, want)
+	return end, false, err
+}
+
+type signed interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64
+}
+
+type unsigned interface {
+	~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+func decInt[T signed](data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+	j, ok, err := number(data, i, "integer")
+	if !ok {
+		return j, err
+	}
+	n, perr := strconv.ParseInt(b2s(data[i:j]), 10, 64)
+	if perr != nil || int64(T(n)) != n {
+		return 0, typeErr("number "+string(data[i:j])+" is not a representable integer", i)
+	}
+	*(*T)(p) = T(n)
+	return j, nil
+}
+
+func decUint[T unsigned](data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+	j, ok, err := number(data, i, "unsigned integer")
+	if !ok {
+		return j, err
+	}
+	n, perr := strconv.ParseUint(b2s(data[i:j]), 10, 64)
+	if perr != nil || uint64(T(n)) != n {
+		return 0, typeErr("number "+string(data[i:j])+" is not a representable unsigned integer", i)
+	}
+	*(*T)(p) = T(n)
+	return j, nil
+}
+
+func decFloat64(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+	j, ok, err := number(data, i, "float64")
+	if !ok {
+		return j, err
+	}
+	f, perr := strconv.ParseFloat(b2s(data[i:j]), 64)
+	if perr != nil {
+		return 0, typeErr("number "+string(data[i:j])+" overflows float64", i)
+	}
+	*(*float64)(p) = f
+	return j, nil
+}
+
+func decFloat32(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+	j, ok, err := number(data, i, "float32")
+	if !ok {
+		return j, err
+	}
+	f, perr := strconv.ParseFloat(b2s(data[i:j]), 32)
+	if perr != nil {
+		return 0, typeErr("number "+string(data[i:j])+" overflows float32", i)
+	}
+	*(*float32)(p) = float32(f)
+	return j, nil
+}
+
+// quoted checks the string at data[i] and returns its unescaped content;
+// the result aliases data when plain, else it is a new buffer.
+func quoted(data []byte, i int) (s []byte, end int, plain bool, err error) {
+	end, plain, err = scanString(data, i)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	raw := data[i+1 : end-1]
+	if plain {
+		return raw, end, true, nil
+	}
+	return appendUnquote(make([]byte, 0, len(raw)), raw), end, false, nil
+}
+
+func decString(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+	switch data[i] {
+	case '"':
+	case 'n':
+		return null(data, i)
+	default:
+		return mismatch(data, i, "string")
+	}
+	s, end, plain, err := quoted(data, i)
+	if err != nil {
+		return 0, err
+	}
+	if plain {
+		*(*string)(p) = string(s)
+	} else {
+		*(*string)(p) = b2s(s)
+	}
+	return end, nil
+}

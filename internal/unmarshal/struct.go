@@ -1,0 +1,216 @@
+package unmarshal
+
+import (
+	"reflect"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+func structDec(fields []Field) decFn {
+	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+		switch data[i] {
+		case '{':
+		case 'n':
+			return null(data, i)
+		default:
+			return mismatch(data, i, "object")
+		}
+		j, done, err := open(data, i, depth, '}')
+		for err == nil && !done {
+			var key []byte
+			var buf [64]byte
+			if key, j, err = objectKey(data, j, buf[:0]); err != nil {
+				return 0, err
+			}
+			if f := match(fields, key); f != nil {
+				if j, err = f.Decoder.fn(data, j, add(p, f.Offset), depth+1); err != nil {
+					return 0, wrapField(err, f.Name)
+				}
+			} else if j, err = skipValue(data, j, depth+1); err != nil {
+				return 0, err
+			}
+			j, done, err = next(data, j, '}')
+		}
+		return j, err
+	}
+}
+
+// objectKey reads the key and colon of an object member at data[j] and
+// returns the unescaped key (aliasing data or buf) and the value's offset.
+func objectKey(data []byte, j int, buf []byte) ([]byte, int, error) {
+	if j >= len(data) || data[j] != '"' {
+		return nil, 0, syntaxErr(j)
+	}
+	end, plain, err := scanString(data, j)
+	if err != nil {
+		return nil, 0, err
+	}
+	key := data[j+1 : end-1]
+	if !plain {
+		key = appendUnquote(buf, key)
+	}
+	if end = skipWS(data, end); end >= len(data) || data[end] != ':' {
+		return nil, 0, syntaxErr(end)
+	}
+	if end = skipWS(data, end+1); end >= len(data) {
+		return nil, 0, syntaxErr(end)
+	}
+	return key, end, nil
+}
+
+// match finds the field of key: exact name first, then case-insensitive as
+// encoding/json does.
+func match(fields []Field, key []byte) *Field {
+	for k := range fields {
+		if fields[k].Name == string(key) {
+			return &fields[k]
+		}
+	}
+	var buf [64]byte
+	folded := appendFolded(buf[:0], key)
+	for k := range fields {
+		if string(fields[k].fold) == string(folded) {
+			return &fields[k]
+		}
+	}
+	return nil
+}
+
+// appendFolded is encoding/json's appendFoldedName.
+func appendFolded(out, in []byte) []byte {
+	for i := 0; i < len(in); {
+		if c := in[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(in[i:])
+		out = utf8.AppendRune(out, unicode.ToUpper(unicode.ToLower(r)))
+		i += n
+	}
+	return out
+}
+
+type candidate struct {
+	Field
+	typ    reflect.Type
+	depth  int
+	tagged bool
+}
+
+// structFields lists the JSON members of struct t with encoding/json's
+// rules: tags, "-", unexported fields skipped, embedded structs flattened,
+// and a name kept at its shallowest depth (ties: the tagged one, else none).
+func (c *compiler) structFields(t reflect.Type) ([]Field, error) {
+	var cands []candidate
+	if err := collect(t, 0, 0, &cands); err != nil {
+		return nil, err
+	}
+	var fields []Field
+	for k, f := range cands {
+		if !dominant(cands, k) {
+			continue
+		}
+		d, err := c.compile(f.typ)
+		if err != nil {
+			return nil, err
+		}
+		f.Decoder = d
+		f.fold = appendFolded(nil, []byte(f.Name))
+		fields = append(fields, f.Field)
+	}
+	return fields, nil
+}
+
+func dominant(cands []candidate, k int) bool {
+	f := cands[k]
+	for j, g := range cands {
+		if j == k || g.Name != f.Name {
+			continue
+		}
+		if g.depth < f.depth || (g.depth == f.depth && (g.tagged || !f.tagged)) {
+			return false
+		}
+	}
+	return true
+}
+
+func collect(t reflect.Type, off uintptr, depth int, out *[]candidate) error {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		ft := sf.Type
+		if sf.Anonymous {
+			et := ft
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if !sf.IsExported() && et.Kind() != reflect.Struct {
+				continue
+			}
+		} else if !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if hasOpt(opts, "string") {
+			return &Error{Msg: "unsupported ,string option on field " + sf.Name}
+		}
+		if !validTag(name) {
+			name = ""
+		}
+		if name == "" && sf.Anonymous {
+			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+				return &Error{Msg: "unsupported embedded pointer " + sf.Name}
+			}
+			if ft.Kind() == reflect.Struct {
+				if err := collect(ft, off+sf.Offset, depth+1, out); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		tagged := name != ""
+		if name == "" {
+			name = sf.Name
+		}
+		*out = append(*out, candidate{
+			Field: Field{Name: name, Offset: off + sf.Offset},
+			typ:   ft, depth: depth, tagged: tagged,
+		})
+	}
+	return nil
+}
+
+func hasOpt(opts, opt string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == opt {
+			return true
+		}
+	}
+	return false
+}
+
+// validTag is encoding/json's isValidTag.
+func validTag(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
