@@ -32,7 +32,10 @@ func open(data []byte, i, depth int, close byte) (int, bool, error) {
 		return 0, false, typeErr("exceeded max depth", i)
 	}
 	j := skipWS(data, i+1)
-	if j < len(data) && data[j] == close {
+	if j >= len(data) {
+		return 0, false, syntaxErr(j)
+	}
+	if data[j] == close {
 		return j + 1, true, nil
 	}
 	return j, false, nil

@@ -262,14 +262,17 @@ func skipContainer(data []byte, i, depth int) (int, error) {
 }
 
 // next moves past the separator after a container's member at j: it returns
-// the next member's offset, or done at the closing bracket.
+// the next member's offset (always inside data), or done at the closing
+// bracket.
 func next(data []byte, j int, close byte) (int, bool, error) {
 	if j = skipWS(data, j); j >= len(data) {
 		return 0, false, syntaxErr(j)
 	}
 	switch data[j] {
 	case ',':
-		return skipWS(data, j+1), false, nil
+		if j = skipWS(data, j+1); j < len(data) {
+			return j, false, nil
+		}
 	case close:
 		return j + 1, true, nil
 	}
