@@ -7,21 +7,6 @@ import (
 	"testing"
 )
 
-type twoInts struct {
-	Minuend    int `json:"minuend"`
-	Subtrahend int `json:"subtrahend"`
-}
-
-type flags struct {
-	A, B bool
-	X    float64
-	Y    float32
-}
-
-type oneString struct {
-	Name string `json:"name"`
-}
-
 func allocs[T any](t *testing.T, in string, want float64) {
 	t.Helper()
 	d, err := Compile(reflect.TypeFor[T]())

@@ -27,3 +27,18 @@ func check[T any](t *testing.T, in string, wantErr bool) {
 }
 
 func unsafeAdd[T any](v *T, off uintptr) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(v), off) }
+
+type twoInts struct {
+	Minuend    int `json:"minuend"`
+	Subtrahend int `json:"subtrahend"`
+}
+
+type flags struct {
+	A, B bool
+	X    float64
+	Y    float32
+}
+
+type oneString struct {
+	Name string `json:"name"`
+}
