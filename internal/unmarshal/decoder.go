@@ -38,7 +38,8 @@ func (d *Decoder) Type() reflect.Type { return d.typ }
 // slice is shared: do not modify it.
 func (d *Decoder) Fields() []Field { return d.fields }
 
-// Decode decodes the single JSON value data into the value of d's type at p.
+// Decode decodes the single JSON value data into the value of d's type at p,
+// which must point to such a value (Decode does not check it).
 // Strings, slices and maps it stores own their memory (they do not alias
 // data). null leaves a non-pointer value unchanged.
 func (d *Decoder) Decode(data []byte, p unsafe.Pointer) error {
