@@ -11,24 +11,17 @@
 // escaping off (json.Encoder.SetEscapeHTML(false)): '<', '>' and '&' are
 // written as they are, which is what jetrpc emits today through
 // sonic.Marshal (sonic.ConfigDefault has EscapeHTML false) and what
-// encode.AppendString does. Everything else follows encoding/json, also
-// where sonic's default differs: map keys are sorted, invalid UTF-8 becomes
-// \ufffd, U+2028 and U+2029 are escaped, and json.Marshaler output is
-// validated and compacted.
+// encode.AppendString, used here for every string, does. Invalid UTF-8
+// becomes \ufffd and U+2028/U+2029 are escaped, as in encoding/json (sonic's
+// default copies invalid UTF-8 as it is).
 //
-// Paths that allocate, by design: maps (a copy of the entries to sort the
-// keys: one or two allocations per map), interface values whose dynamic type
-// is pointer-shaped such as map[string]any (one word), the methods of
-// json.Marshaler and encoding.TextMarshaler (whatever they allocate, plus a
-// copy of the value for value receivers), strings with the ",string" tag
-// option, and omitzero fields of types with an IsZero method.
+// Supported today: bool, integers, floats (NaN and infinities are an
+// *Error), string, []byte (base64), pointers, slices, arrays and structs
+// with json tags (name, omitempty, "-"). Interfaces, maps, types with
+// MarshalJSON or MarshalText methods, embedded fields, and chan, func and
+// complex types make Compile fail with an *Error. Values are treated as
+// addressable, like encoding/json.Marshal(&v).
 //
-// Values are treated as addressable, like encoding/json.Marshal(&v): a
-// pointer-receiver MarshalJSON is called for fields and elements, except
-// under map values and interfaces, as encoding/json does.
-//
-// Unsupported types (chan, func, complex, unsafe.Pointer, maps with other
-// keys) make Compile fail with an *Error; behind an interface they fail at
-// Append time. Pointer cycles fail with an *Error after maxDepth levels
-// instead of exhausting the stack.
+// Nesting deeper than maxDepth pointers and slices (a pointer cycle) is an
+// *Error instead of a stack overflow.
 package marshal
