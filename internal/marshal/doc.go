@@ -17,7 +17,8 @@
 //
 // Supported today: bool, integers, floats (NaN and infinities are an
 // *Error), string, []byte (base64), pointers, slices, arrays and structs
-// with json tags (name, omitempty, "-"). Interfaces, maps, types with
+// with json tags (name, omitempty, "-"), maps with string or integer keys
+// (sorted; a few allocations per map, see mapEnc). Interfaces, types with
 // MarshalJSON or MarshalText methods, embedded fields, and chan, func and
 // complex types make Compile fail with an *Error. Values are treated as
 // addressable, like encoding/json.Marshal(&v).

@@ -147,6 +147,8 @@ func (c *compiler) build(t reflect.Type, addr bool) (encFunc, error) {
 		return c.sliceEnc(t)
 	case reflect.Array:
 		return c.arrayEnc(t, addr)
+	case reflect.Map:
+		return c.mapEnc(t)
 	}
 	if fn := scalarEnc(t.Kind()); fn != nil {
 		return fn, nil

@@ -98,6 +98,12 @@ func TestKinds(t *testing.T) {
 	f(ptr(node{1, &node{2, &node{3, nil}}}))
 	f(ptr([][]*int{{&n, nil}, nil, {}}))
 	f(ptr(struct{}{}))
+	f(ptr(map[string]int(nil)))
+	f(ptr(map[string]int{}))
+	f(ptr(map[string]int{"b": 2, "a": 1, "<\xff": 3, "": 0}))
+	f(ptr(map[int]string{10: "x", 9: "y", -1: "z"}))
+	f(ptr(map[uint8][]int{2: {1}, 1: nil}))
+	f(ptr(map[string]map[string]*small{"o": {"i": {A: 1}, "n": nil}}))
 }
 
 func ptr[T any](v T) *T { return &v }
