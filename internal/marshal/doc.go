@@ -18,7 +18,9 @@
 // Supported today: bool, integers, floats (NaN and infinities are an
 // *Error), string, []byte (base64), pointers, slices, arrays and structs
 // with json tags (name, omitempty, "-"), maps with string or integer keys
-// (sorted; a few allocations per map, see mapEnc). Interfaces, types with
+// (sorted; a few allocations per map, see mapEnc), and interfaces (by the
+// cached encoder of the dynamic type; one word allocated for a pointer-shaped
+// dynamic value such as a map). Types with
 // MarshalJSON or MarshalText methods, embedded fields, and chan, func and
 // complex types make Compile fail with an *Error. Values are treated as
 // addressable, like encoding/json.Marshal(&v).

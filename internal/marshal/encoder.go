@@ -130,7 +130,10 @@ func (c *compiler) fn(t reflect.Type, addr bool) (encFunc, error) {
 }
 
 func (c *compiler) build(t reflect.Type, addr bool) (encFunc, error) {
-	if t.Kind() == reflect.Interface || t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
+	if t.Kind() == reflect.Interface {
+		return ifaceEnc(t), nil
+	}
+	if t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
 		reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
 		return nil, &Error{Type: t, Reason: reasonNotYet} // interfaces and methods: next step
 	}
