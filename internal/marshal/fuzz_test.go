@@ -30,6 +30,7 @@ func FuzzAppend(f *testing.F) {
 	ei, _ := CompileFor[fuzzItem]()
 	es, _ := CompileFor[string]()
 	el, _ := CompileFor[[]float64]()
+	ea, _ := CompileFor[map[string]any]()
 	f.Fuzz(func(t *testing.T, in []byte) {
 		try := func(e *Encoder, v any, p unsafe.Pointer) {
 			if json.Unmarshal(in, v) != nil {
@@ -47,5 +48,7 @@ func FuzzAppend(f *testing.F) {
 		try(ei, &it, unsafe.Pointer(&it))
 		try(es, &s, unsafe.Pointer(&s))
 		try(el, &l, unsafe.Pointer(&l))
+		var a map[string]any
+		try(ea, &a, unsafe.Pointer(&a))
 	})
 }
