@@ -1,9 +1,9 @@
 package marshal
 
 import (
+	"github.com/jetrpc/jetrpc/internal/jsontag"
 	"reflect"
 	"strings"
-	"unicode"
 	"unsafe"
 
 	"github.com/jetrpc/jetrpc/encode"
@@ -35,7 +35,7 @@ func (c *compiler) structEnc(t reflect.Type, addr bool) (encFunc, error) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !validTag(name) {
+		if !jsontag.Valid(name) {
 			name = sf.Name
 		}
 		enc, err := c.fn(sf.Type, addr)
@@ -44,7 +44,7 @@ func (c *compiler) structEnc(t reflect.Type, addr bool) (encFunc, error) {
 		}
 		f := structField{off: sf.Offset, enc: enc}
 		f.key = append(encode.AppendString([]byte{','}, name), ':')
-		if hasOpt(opts, "omitempty") {
+		if jsontag.HasOpt(opts, "omitempty") {
 			f.empty = emptyFunc(sf.Type)
 		}
 		fs = append(fs, f)
@@ -71,32 +71,6 @@ func (c *compiler) structEnc(t reflect.Type, addr bool) (encFunc, error) {
 		}
 		return append(dst, '}'), nil
 	}, nil
-}
-
-func hasOpt(opts, name string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == name {
-			return true
-		}
-	}
-	return false
-}
-
-// validTag is encoding/json's isValidTag.
-func validTag(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !isLetterOrDigit(c):
-			return false
-		}
-	}
-	return true
 }
 
 // emptyFunc is encoding/json's isEmptyValue for values of t.
@@ -132,5 +106,3 @@ func emptyFunc(t reflect.Type) func(unsafe.Pointer) bool {
 		return true
 	}
 }
-
-func isLetterOrDigit(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }

@@ -1,6 +1,7 @@
 package unmarshal
 
 import (
+	"github.com/jetrpc/jetrpc/internal/jsontag"
 	"reflect"
 	"strings"
 	"unicode"
@@ -160,10 +161,10 @@ func collect(t reflect.Type, off uintptr, depth int, out *[]candidate) error {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if hasOpt(opts, "string") {
+		if jsontag.HasOpt(opts, "string") {
 			return &Error{Msg: "unsupported ,string option on field " + sf.Name}
 		}
-		if !validTag(name) {
+		if !jsontag.Valid(name) {
 			name = ""
 		}
 		if name == "" && sf.Anonymous {
@@ -187,30 +188,4 @@ func collect(t reflect.Type, off uintptr, depth int, out *[]candidate) error {
 		})
 	}
 	return nil
-}
-
-func hasOpt(opts, opt string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == opt {
-			return true
-		}
-	}
-	return false
-}
-
-// validTag is encoding/json's isValidTag.
-func validTag(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }
