@@ -446,9 +446,8 @@ func (c *core) abort() {
 // a call to the peer can come any more; when the transport failed (not
 // orderly) the handlers are cancelled, their work being lost anyway. It
 // writes the reader's output and waits for the tasks in flight and their
-// writes, or until the time limit (zero: none) is reached, and reports
-// whether nothing is left in flight.
-func (c *core) drain(orderly bool, limit time.Duration) bool {
+// writes, or until the time limit (zero: none) is reached.
+func (c *core) drain(orderly bool, limit time.Duration) {
 	c.dc.ClosePeer()
 	if !orderly {
 		c.dc.Cancel()
@@ -469,7 +468,6 @@ func (c *core) drain(orderly bool, limit time.Duration) bool {
 		c.waitLocked()
 	}
 	c.flushLocked()
-	return c.inflight.Load() == 0
 }
 
 // finish ends the connection after drain: it cancels what still runs,
