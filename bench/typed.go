@@ -1,37 +1,16 @@
 package bench
 
 import (
-	"context"
-	"encoding/json"
-
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 )
 
-// SubtractArgs are subtract's params as a user of dispatch.Typed writes
-// them: by name through the json tags, by position in field order.
-type SubtractArgs struct {
-	Minuend    int `json:"minuend"`
-	Subtrahend int `json:"subtrahend"`
-}
+// SubtractArgs are the typed subtract's params (demo.SubtractArgs).
+type SubtractArgs = demo.SubtractArgs
 
 // RegisterTyped registers the methods of Cases as typed handlers, the way a
-// user writes them (dispatch.Typed, plain Register: neither Inline nor
-// Concurrent): subtract (SubtractArgs -> int), echo (json.RawMessage as
-// received) and update ([]int -> null). BenchmarkEngineTyped runs Cases on
-// them beside BenchmarkEngine's raw handlers.
-func RegisterTyped(e *dispatch.Engine) error {
-	for name, h := range map[string]dispatch.Handler{
-		"subtract": dispatch.Typed(func(_ context.Context, a SubtractArgs) (int, error) {
-			return a.Minuend - a.Subtrahend, nil
-		}),
-		"echo": dispatch.Typed(func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
-			return p, nil
-		}),
-		"update": dispatch.Typed(func(_ context.Context, _ []int) (any, error) { return nil, nil }),
-	} {
-		if err := e.Register(name, h); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// user writes them: demo.RegisterTyped (subtract, echo, update and the other
+// specification methods through dispatch.Typed and plain Register).
+// BenchmarkEngineTyped runs Cases on them beside BenchmarkEngine's raw
+// handlers.
+func RegisterTyped(e *dispatch.Engine) error { return demo.RegisterTyped(e) }

@@ -1,52 +1,58 @@
 package dispatch
 
 import (
-	"encoding/json"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
-	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/unmarshal"
 )
 
-// binder binds raw params to a value of one type, analysed once by Typed.
+// binder binds raw params to a value of one type P through the decoder
+// program internal/unmarshal compiled for P when Typed was called: no
+// reflect, boxing or intermediate buffer per call.
 type binder struct {
-	typ    reflect.Type // P
-	ptr    bool         // P is *struct: allocate the struct
-	fields []field      // struct P: exported fields in declaration order
+	dec    *unmarshal.Decoder // P
+	fields []unmarshal.Field  // struct P (or *struct P): its members in order
+	ptr    bool               // P is *struct: allocate it even without params
 	kind   bindKind
 }
 
 type bindKind uint8
 
 const (
-	bindWhole  bindKind = iota // sonic.Unmarshal the params into P
-	bindStruct                 // field by field, by name or by position
+	bindWhole  bindKind = iota // decode the params (array or object) into P
+	bindStruct                 // object by name, array field by field
 	bindSingle                 // a one-element array binds its element
 )
 
-type field struct {
-	name  string
-	index []int
-}
-
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
+// newBinder compiles the binder of P, or returns nil when internal/unmarshal
+// cannot decode P (Typed then binds with sonic).
 func newBinder[P any]() *binder {
 	t := reflect.TypeFor[P]()
-	b := &binder{typ: t}
+	dec, err := unmarshal.Compile(t)
+	if err != nil {
+		return nil
+	}
+	b := &binder{dec: dec}
 	st := t
 	if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
 		st, b.ptr = t.Elem(), true
 	}
 	switch {
-	case reflect.PointerTo(st).Implements(unmarshalerType) || t.Implements(unmarshalerType):
+	case implementsUnmarshaler(t) || implementsUnmarshaler(st):
 		b.kind = bindWhole
 	case st.Kind() == reflect.Struct:
 		b.kind = bindStruct
-		b.fields = structFields(st)
+		sd, err := unmarshal.Compile(st)
+		if err != nil {
+			return nil
+		}
+		b.fields = sd.Fields()
 	case t.Kind() == reflect.Slice, t.Kind() == reflect.Array, t.Kind() == reflect.Map, t.Kind() == reflect.Interface:
 		b.kind = bindWhole
 	default:
@@ -55,110 +61,109 @@ func newBinder[P any]() *binder {
 	return b
 }
 
-func structFields(t reflect.Type) []field {
-	var fs []field
-	for _, sf := range reflect.VisibleFields(t) {
-		if !sf.IsExported() || sf.Anonymous {
-			continue
-		}
-		name := sf.Name
-		if tag, ok := sf.Tag.Lookup("json"); ok {
-			n, _, _ := strings.Cut(tag, ",")
-			if n == "-" {
-				continue
-			}
-			if n != "" {
-				name = n
-			}
-		}
-		fs = append(fs, field{name: name, index: sf.Index})
-	}
-	return fs
+func implementsUnmarshaler(t reflect.Type) bool {
+	return t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
-// bind fills *p (p is a *P) from params.
-func (b *binder) bind(params []byte, p any) error {
-	if b.kind == bindWhole {
+// emptyObject makes a *struct P non-nil without params.
+var emptyObject = []byte("{}")
+
+// bind fills the P at p from params (absent, or an array or object the
+// scanner has validated).
+func (b *binder) bind(params []byte, p unsafe.Pointer) error {
+	switch b.kind {
+	case bindWhole:
 		if len(params) == 0 {
 			return nil
 		}
-		return paramError(-1, "", sonic.Unmarshal(params, p))
+		return paramError(-1, "", b.dec.Decode(params, p))
+	case bindSingle:
+		return b.bindSingle(params, p)
 	}
-	v := reflect.ValueOf(p).Elem()
 	if b.ptr { // a *struct P is never nil, even without params
-		v.Set(reflect.New(b.typ.Elem()))
-		v = v.Elem()
+		if err := b.dec.Decode(emptyObject, p); err != nil {
+			return paramError(-1, "", err)
+		}
 	}
 	if len(params) == 0 {
 		return nil
 	}
 	var it decode.Iter
 	it.Reset(params)
-	if b.kind == bindSingle {
-		return b.bindSingle(&it, v)
-	}
 	if it.IsObject() {
-		return b.bindNamed(&it, v)
+		return paramError(-1, "", b.dec.Decode(params, p))
 	}
-	return b.bindPositional(&it, v)
+	if b.ptr {
+		p = *(*unsafe.Pointer)(p)
+	}
+	return b.bindPositional(&it, p)
 }
 
-func (b *binder) bindSingle(it *decode.Iter, v reflect.Value) error {
-	if it.IsObject() {
+func (b *binder) bindSingle(params []byte, p unsafe.Pointer) error {
+	if len(params) == 0 {
+		return nil
+	}
+	var it decode.Iter
+	if !it.Reset(params) || it.IsObject() || !it.Next() {
 		return invalidParams(-1, "", "want an array of one value")
 	}
-	n := 0
-	for it.Next() {
-		if n++; n > 1 {
-			return invalidParams(-1, "", "want an array of one value")
-		}
-		if err := sonic.Unmarshal(it.Value(), v.Addr().Interface()); err != nil {
-			return paramError(0, "", err)
-		}
+	if err := b.dec.Decode(it.Value(), p); err != nil {
+		return paramError(0, "", err)
 	}
-	if n == 0 {
+	if it.Next() {
 		return invalidParams(-1, "", "want an array of one value")
 	}
 	return nil
 }
 
-func (b *binder) bindPositional(it *decode.Iter, v reflect.Value) error {
-	i := 0
-	for ; it.Next(); i++ {
+// bindPositional decodes element i of the params array into field i of the
+// struct at p.
+func (b *binder) bindPositional(it *decode.Iter, p unsafe.Pointer) error {
+	for i := 0; it.Next(); i++ {
 		if i >= len(b.fields) {
 			return invalidParams(i, "", "too many params: want at most "+strconv.Itoa(len(b.fields)))
 		}
 		f := &b.fields[i]
-		if err := sonic.Unmarshal(it.Value(), v.FieldByIndex(f.index).Addr().Interface()); err != nil {
-			return paramError(i, f.name, err)
+		if err := f.Decoder.Decode(it.Value(), unsafe.Add(p, f.Offset)); err != nil {
+			return paramError(i, f.Name, err)
 		}
 	}
 	return nil
 }
 
-func (b *binder) bindNamed(it *decode.Iter, v reflect.Value) error {
-	for it.Next() {
-		for i := range b.fields {
-			f := &b.fields[i]
-			if !decode.KeyEquals(it.Key(), f.name) {
-				continue
-			}
-			if err := sonic.Unmarshal(it.Value(), v.FieldByIndex(f.index).Addr().Interface()); err != nil {
-				return paramError(-1, f.name, err)
-			}
-			break
-		}
-	}
-	return nil
-}
-
-// paramError turns a binding error into -32602 with data naming the parameter.
+// paramError turns a binding error into -32602 with data naming the
+// parameter: for positional params its index and field name, for named
+// params the member the error's path starts with.
 func paramError(index int, name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return invalidParams(index, name, strings.TrimSpace(msg))
+	var ue *unmarshal.Error
+	if !errors.As(err, &ue) {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return invalidParams(index, name, strings.TrimSpace(msg))
+	}
+	path := ue.Path
+	if name == "" && index < 0 {
+		name, path = splitPath(path)
+	}
+	if path != "" {
+		return invalidParams(index, name, path+": "+ue.Msg)
+	}
+	return invalidParams(index, name, ue.Msg)
+}
+
+// splitPath splits "a.b[2]" into the top-level member "a" and the rest
+// "b[2]"; a path that starts with an index has no member.
+func splitPath(path string) (string, string) {
+	if path == "" || path[0] == '[' {
+		return "", path
+	}
+	i := strings.IndexAny(path, ".[")
+	if i < 0 {
+		return path, ""
+	}
+	return path[:i], strings.TrimPrefix(path[i:], ".")
 }
 
 // invalidParams builds -32602 with data {"index":i,"param":name,"error":problem};

@@ -2,39 +2,100 @@ package dispatch
 
 import (
 	"context"
+	"reflect"
+	"sync"
+	"unsafe"
 
 	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/marshal"
 )
 
-// Typed adapts fn to a Handler. Params bind to P with sonic: an object by
-// name (json tags), an array by position (the exported fields of a struct P
-// in declaration order; the elements of a slice or array P; the single
-// element of any other P). Params that do not fit P are -32602 Invalid params
-// with error.data naming the parameter and the problem. The result is
-// encoded with sonic. Typed handlers allocate; use a raw Handler where every
-// allocation counts.
+// Typed adapts fn to a Handler that binds params to P and encodes R.
+//
+// Params bind with encoding/json's rules: an object by name (json tags,
+// matched case-insensitively; unknown members are ignored), an array by
+// position (the exported fields of a struct P in declaration order, embedded
+// structs flattened, fewer params leaving the rest zero; the elements of a
+// slice or array P; the single element of any other P). A *struct P is never
+// nil. Params that do not fit P are -32602 Invalid params, with error.data
+// naming the parameter ({"index":0,"param":"minuend","error":"..."}).
+//
+// The decoder of P and the encoder of R are compiled once, here, by
+// internal packages that fill and read values through field offsets, so a
+// call pays no reflection, boxing or intermediate buffer: params and results
+// of numbers, bools, fixed arrays and structs of them allocate nothing;
+// each string, slice, map or pointer in P costs its own allocation. Nothing
+// in P aliases the message, so fn may keep what it is given. The result is
+// appended to the response as encoding/json would write it (without HTML
+// escaping).
+//
+// A P or R the compiled codecs do not support (kinds encoding/json cannot
+// handle either, such as a struct with a chan field) falls back to sonic,
+// with the same rules, at a few allocations per call.
 func Typed[P, R any](fn func(ctx context.Context, p P) (R, error)) Handler {
-	return &typedHandler[P, R]{fn: fn, b: newBinder[P]()}
+	h := &typedHandler[P, R]{fn: fn, in: newBinder[P]()}
+	if h.in == nil {
+		h.slow = newSonicBinder[P]()
+	}
+	if enc, err := marshal.Compile(reflect.TypeFor[R]()); err == nil {
+		h.out = enc
+	}
+	h.frames.New = func() any { return new(typedFrame[P, R]) }
+	return h
 }
 
 type typedHandler[P, R any] struct {
-	fn func(context.Context, P) (R, error)
-	b  *binder
+	fn     func(context.Context, P) (R, error)
+	in     *binder          // nil: slow binds
+	slow   *sonicBinder     // the fallback binder
+	out    *marshal.Encoder // nil: sonic encodes
+	frames sync.Pool        // *typedFrame[P, R]
+}
+
+// typedFrame holds a call's params and result. They live in a pooled frame,
+// not on the stack, because the compiled codecs take their address through
+// function values, which would move them to the heap on every call.
+type typedFrame[P, R any] struct {
+	p P
+	r R
 }
 
 func (h *typedHandler[P, R]) ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p P
-	if err := h.b.bind(params, &p); err != nil {
-		return dst, err
+	f := h.frames.Get().(*typedFrame[P, R])
+	out, err := h.serve(ctx, f, params, dst)
+	*f = typedFrame[P, R]{} // keep nothing of the call alive in the pool
+	h.frames.Put(f)
+	return out, err
+}
+
+func (h *typedHandler[P, R]) serve(ctx context.Context, f *typedFrame[P, R], params, dst []byte) ([]byte, error) {
+	var err error
+	if h.in != nil {
+		err = h.in.bind(params, unsafe.Pointer(&f.p))
+	} else {
+		err = h.slow.bind(params, &f.p)
 	}
-	r, err := h.fn(ctx, p)
 	if err != nil {
 		return dst, err
 	}
-	out, err := sonic.Marshal(r)
+	if f.r, err = h.fn(ctx, f.p); err != nil {
+		return dst, err
+	}
+	if h.out != nil {
+		out, err := h.out.Append(dst, unsafe.Pointer(&f.r))
+		if err != nil {
+			return dst, resultError(err)
+		}
+		return out, nil
+	}
+	out, err := sonic.Marshal(f.r)
 	if err != nil {
-		return dst, NewError(encode.CodeInternalError, encode.CodeInternalError.String(), quoteText("cannot encode result: "+err.Error()))
+		return dst, resultError(err)
 	}
 	return append(dst, out...), nil
+}
+
+func resultError(err error) error {
+	return NewError(encode.CodeInternalError, encode.CodeInternalError.String(), quoteText("cannot encode result: "+err.Error()))
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/internal/vectors"
 )
 
@@ -37,5 +39,27 @@ func TestSpecVectorsCopy(t *testing.T) {
 	}
 	if !bytes.Equal(shared, vectors.Raw()) {
 		t.Fatal("internal/vectors/spec.jsonl differs from ../shared/vectors/spec.jsonl: copy it again")
+	}
+}
+
+// TestSpecVectorsTyped: every vector passes through the typed demo methods
+// too (demo.RegisterTyped), the way a user writes them.
+func TestSpecVectorsTyped(t *testing.T) {
+	e := dispatch.New(nil)
+	t.Cleanup(e.Close)
+	if err := demo.RegisterTyped(e); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := vectors.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			out := e.Process(nil, []byte(v.Request))
+			if err := v.Check(out); err != nil {
+				t.Fatalf("%s: %v", v.Request, err)
+			}
+		})
 	}
 }
