@@ -2,7 +2,11 @@
 
 package marshal
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+	"unsafe"
+)
 
 type flat struct {
 	A, B int
@@ -11,22 +15,75 @@ type flat struct {
 	S    string `json:"s"`
 }
 
-func TestAppendDoesNotAllocate(t *testing.T) {
+type rawResult struct {
+	ID     int             `json:"id"`
+	Result json.RawMessage `json:"result"`
+}
+
+type embedAlloc struct {
+	Inner
+	*Deep
+	N json.Number `json:"n"`
+	Q int         `json:"q,string"`
+	S string      `json:"s,string"`
+	Z zeroer      `json:"z,omitzero"`
+	P ptrZeroer   `json:"p,omitzero"`
+	W withFloat   `json:"w,omitzero"`
+	F float64     `json:"f,omitzero"`
+}
+
+// allocs runs encoder e on p and returns the allocations per run; an error
+// fails the test.
+func allocs(t *testing.T, e *Encoder, p unsafe.Pointer) float64 {
+	t.Helper()
 	dst := make([]byte, 0, 4096)
-	f := func(name string, run func() error) {
+	var err error
+	n := testing.AllocsPerRun(100, func() { dst, err = e.Append(dst[:0], p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func allocsOf[T any](t *testing.T, v T) float64 {
+	t.Helper()
+	e, err := CompileFor[T]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return allocs(t, e, unsafe.Pointer(&v))
+}
+
+func TestAppendDoesNotAllocate(t *testing.T) {
+	f := func(name string, n float64) {
 		t.Helper()
-		var err error
-		if n := testing.AllocsPerRun(100, func() { err = run() }); n != 0 || err != nil {
-			t.Errorf("%s: %v allocs per run, err %v", name, n, err)
+		if n != 0 {
+			t.Errorf("%s: %v allocs per run", name, n)
 		}
 	}
-	ei, _ := CompileFor[int]()
-	ef, _ := CompileFor[flat]()
-	ep, _ := CompileFor[pair]()
-	es, _ := CompileFor[[]int]()
-	i, fl, pr, sl := 42, flat{1, 2, 3.5, true, "x\"y"}, pair{[2]float64{1, 2}, [2]float64{3, 4}}, []int{1, 2, 3}
-	f("int", func() (err error) { dst, err = AppendValue(ei, dst[:0], &i); return })
-	f("struct", func() (err error) { dst, err = AppendValue(ef, dst[:0], &fl); return })
-	f("pair", func() (err error) { dst, err = AppendValue(ep, dst[:0], &pr); return })
-	f("[]int", func() (err error) { dst, err = AppendValue(es, dst[:0], &sl); return })
+	f("int", allocsOf(t, 42))
+	f("struct", allocsOf(t, flat{1, 2, 3.5, true, "x\"y"}))
+	f("pair", allocsOf(t, pair{[2]float64{1, 2}, [2]float64{3, 4}}))
+	f("[]int", allocsOf(t, []int{1, 2, 3}))
+	f("raw", allocsOf(t, rawResult{1, json.RawMessage(`{"a":[1,2,"x"],"b":null}`)}))
+	f("raw spaced", allocsOf(t, rawResult{1, json.RawMessage(" {\"a\" : [1, 2,\n\"x\"] } ")}))
+	f("raw nil", allocsOf(t, rawResult{1, nil}))
+	f("embedded, number, string, omitzero", allocsOf(t, embedAlloc{Inner: Inner{1, 2, 3}, Deep: &Deep{}, N: "1.5", Q: 2,
+		S: `a"b`, Z: zeroer{42}, P: ptrZeroer{1}, W: withFloat{1}}))
+}
+
+// TestMethodAllocs pins what the method paths allocate: the method's own
+// result and nothing more.
+func TestMethodAllocs(t *testing.T) {
+	f := func(name string, n, want float64) {
+		t.Helper()
+		if n != want {
+			t.Errorf("%s: %v allocs per run, want %v", name, n, want)
+		}
+	}
+	f("MarshalJSON (value receiver, returns a new slice)", allocsOf(t, valM(`{"a": 1}`)), 1)
+	f("MarshalJSON (pointer receiver)", allocsOf(t, ptrM{1}), 1)
+	f("MarshalText", allocsOf(t, ptrT{"x"}), 1)
+	// 4 per map (see mapEnc), then per key the method's result and a string.
+	f("map[intKey]int, 2 keys", allocsOf(t, map[intKey]int{1: 1, 2: 2}), 8)
 }

@@ -130,12 +130,11 @@ func (c *compiler) fn(t reflect.Type, addr bool) (encFunc, error) {
 }
 
 func (c *compiler) build(t reflect.Type, addr bool) (encFunc, error) {
-	if t.Kind() == reflect.Interface {
-		return ifaceEnc(t), nil
+	if fn := methodEnc(t, addr); fn != nil {
+		return fn, nil
 	}
-	if t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
-		reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
-		return nil, &Error{Type: t, Reason: reasonNotYet} // interfaces and methods: next step
+	if t == numberType {
+		return numberEnc, nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -152,6 +151,8 @@ func (c *compiler) build(t reflect.Type, addr bool) (encFunc, error) {
 		return c.arrayEnc(t, addr)
 	case reflect.Map:
 		return c.mapEnc(t)
+	case reflect.Interface:
+		return ifaceEnc(t), nil
 	}
 	if fn := scalarEnc(t.Kind()); fn != nil {
 		return fn, nil

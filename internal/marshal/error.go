@@ -31,7 +31,9 @@ const (
 	reasonUnsupportedKey  = "unsupported map key type"
 	reasonFloat           = "unsupported float value (NaN or Inf)"
 	reasonMarshalJSON     = "error calling MarshalJSON"
-	reasonInvalidJSON     = "invalid JSON from MarshalJSON"
+	reasonInvalidJSON     = "invalid JSON from MarshalJSON or in json.RawMessage"
 	reasonMarshalText     = "error calling MarshalText"
 	reasonTooDeep         = "value nested too deeply (pointer cycle?)"
+	reasonNumber          = "invalid json.Number literal"
+	reasonNilKey          = "nil interface map key"
 )

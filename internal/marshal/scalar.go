@@ -1,8 +1,6 @@
 package marshal
 
 import (
-	"encoding"
-	"encoding/json"
 	"math"
 	"reflect"
 	"strconv"
@@ -10,13 +8,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/encode"
 )
-
-var (
-	marshalerType     = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-)
-
-const reasonNotYet = "interfaces, maps and Marshaler types are not supported yet"
 
 func scalarEnc(k reflect.Kind) encFunc {
 	switch k {

@@ -1,76 +1,112 @@
 package marshal
 
 import (
-	"github.com/jetrpc/jetrpc/internal/jsontag"
 	"reflect"
-	"strings"
 	"unsafe"
 
 	"github.com/jetrpc/jetrpc/encode"
 )
 
-// structField is one encoded field: its offset, its key pre-escaped with
-// a leading comma (`,"name":`), its encoder and its omitempty test.
+// structField is one encoded member: where it is (ptrs, the offsets of the
+// embedded pointers to follow from the struct, each from the previous
+// pointee, then off from the last one), its key pre-escaped with a leading
+// comma (`,"name":`), its encoder and its omitempty/omitzero test.
 type structField struct {
-	off   uintptr
-	key   []byte
-	enc   encFunc
-	empty func(p unsafe.Pointer) bool // nil unless omitempty
+	ptrs []uintptr
+	off  uintptr
+	key  []byte
+	enc  encFunc
+	omit func(p unsafe.Pointer) bool // nil unless omitempty or omitzero
 }
 
-const reasonEmbedded = "embedded fields are not supported yet"
+// at returns the address of the field in the struct at p, or nil when an
+// embedded pointer on the way is nil (encoding/json skips the field then).
+func (f *structField) at(p unsafe.Pointer) unsafe.Pointer {
+	for _, o := range f.ptrs {
+		if p = *(*unsafe.Pointer)(add(p, o)); p == nil {
+			return nil
+		}
+	}
+	return add(p, f.off)
+}
 
 func (c *compiler) structEnc(t reflect.Type, addr bool) (encFunc, error) {
-	var fs []structField
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous {
-			return nil, &Error{Type: t, Reason: reasonEmbedded}
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if !jsontag.Valid(name) {
-			name = sf.Name
-		}
-		enc, err := c.fn(sf.Type, addr)
+	specs := fieldSpecs(t)
+	fs := make([]structField, 0, len(specs))
+	for _, s := range specs {
+		f, err := c.field(t, s, addr)
 		if err != nil {
 			return nil, err
-		}
-		f := structField{off: sf.Offset, enc: enc}
-		f.key = append(encode.AppendString([]byte{','}, name), ':')
-		if jsontag.HasOpt(opts, "omitempty") {
-			f.empty = emptyFunc(sf.Type)
 		}
 		fs = append(fs, f)
 	}
 	return func(dst []byte, p unsafe.Pointer, d int) ([]byte, error) {
-		dst = append(dst, '{')
-		first := true
-		var err error
-		for i := range fs {
-			f := &fs[i]
-			fp := add(p, f.off)
-			if f.empty != nil && f.empty(fp) {
-				continue
-			}
-			if first {
-				dst = append(dst, f.key[1:]...)
-				first = false
-			} else {
-				dst = append(dst, f.key...)
-			}
-			if dst, err = f.enc(dst, fp, d); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, '}'), nil
+		return appendFields(dst, fs, p, d)
 	}, nil
+}
+
+// field compiles one member. A field reached through an embedded pointer is
+// addressable whatever the struct is.
+func (c *compiler) field(t reflect.Type, s fieldSpec, addr bool) (structField, error) {
+	var f structField
+	for _, i := range s.index {
+		if t.Kind() == reflect.Pointer {
+			f.ptrs = append(f.ptrs, f.off)
+			f.off, t, addr = 0, t.Elem(), true
+		}
+		sf := t.Field(i)
+		f.off += sf.Offset
+		t = sf.Type
+	}
+	var err error
+	if s.quoted {
+		f.enc, err = c.quotedFn(t, addr)
+	} else {
+		f.enc, err = c.fn(t, addr)
+	}
+	f.key = append(encode.AppendString([]byte{','}, s.name), ':')
+	f.omit = omitFunc(t, addr, s.omitEmpty, s.omitZero)
+	return f, err
+}
+
+func appendFields(dst []byte, fs []structField, p unsafe.Pointer, d int) ([]byte, error) {
+	dst = append(dst, '{')
+	first := true
+	var err error
+	for i := range fs {
+		f := &fs[i]
+		fp := f.at(p)
+		if fp == nil || f.omit != nil && f.omit(fp) {
+			continue
+		}
+		if first {
+			dst = append(dst, f.key[1:]...)
+			first = false
+		} else {
+			dst = append(dst, f.key...)
+		}
+		if dst, err = f.enc(dst, fp, d); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+func omitFunc(t reflect.Type, addr, empty, zero bool) func(unsafe.Pointer) bool {
+	var e, z func(unsafe.Pointer) bool
+	if empty {
+		e = emptyFunc(t)
+	}
+	if zero {
+		z = zeroFunc(t, addr)
+	}
+	switch {
+	case e == nil:
+		return z
+	case z == nil:
+		return e
+	}
+	return func(p unsafe.Pointer) bool { return e(p) || z(p) }
 }
 
 // emptyFunc is encoding/json's isEmptyValue for values of t.
@@ -96,13 +132,5 @@ func emptyFunc(t reflect.Type) func(unsafe.Pointer) bool {
 	case reflect.Struct:
 		return nil
 	}
-	size := t.Size() // integers: all bytes zero
-	return func(p unsafe.Pointer) bool {
-		for _, b := range unsafe.Slice((*byte)(p), size) {
-			if b != 0 {
-				return false
-			}
-		}
-		return true
-	}
+	return bytesZeroFunc(t.Size()) // integers: all bytes zero
 }
