@@ -3,6 +3,7 @@
 package unmarshal
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -25,13 +26,54 @@ func allocs[T any](t *testing.T, in string, want float64) {
 	}
 }
 
+type numbers struct {
+	I  int        `json:"i"`
+	U8 uint8      `json:"u8"`
+	F  float64    `json:"f"`
+	B  bool       `json:"b"`
+	A  [3]int     `json:"a"`
+	P  [2]float32 `json:"p"`
+	In struct {
+		X int16
+		Y bool
+	} `json:"in"`
+}
+
+type threeStrings struct{ A, B, C string }
+
+type twoSlices struct {
+	X []int `json:"x"`
+	Y []int `json:"y"`
+}
+
+type rawField struct {
+	R json.RawMessage `json:"r"`
+}
+
 func TestAllocs(t *testing.T) {
 	allocs[twoInts](t, `{"minuend":42,"subtrahend":23}`, 0)
 	allocs[twoInts](t, `{"Minuend":42,"SUBTRAHEND":23,"other":[1,{"x":"y"}]}`, 0)
 	allocs[[2]int](t, `[42,23]`, 0)
 	allocs[flags](t, `{"A":true,"B":false,"X":1.5e10,"Y":-2.25}`, 0)
+	allocs[numbers](t, `{"i":-7,"u8":255,"f":0.5,"b":true,"a":[1,2,3],"p":[1.5,2],"in":{"X":3,"Y":true}}`, 0)
+	allocs[*twoInts](t, `{"minuend":1}`, 0) // the pointer is reused once set
+
+	// A string is one allocation (its bytes), "" none.
 	allocs[oneString](t, `{"name":"subtract"}`, 1)
 	allocs[oneString](t, `{"name":"caf\u00e9 \ud83d\ude00"}`, 1)
+	allocs[oneString](t, `{"name":"bad `+"\xff\xfe"+` utf-8"}`, 1)
+	allocs[oneString](t, `{"name":""}`, 0)
+	allocs[threeStrings](t, `{"A":"aa","B":"b\n","C":"ccc"}`, 3)
+	allocs[threeStrings](t, `{"A":"a","B":"b","C":""}`, 0) // the runtime has every 1-byte string
+	allocs[json.Number](t, `-12.5e3`, 1)
+
+	// A slice is one allocation (its backing array, sized by counting).
 	allocs[[]int](t, `[1,2,3,4,5]`, 1)
-	allocs[*twoInts](t, `{"minuend":1}`, 0) // the pointer is reused once set
+	allocs[twoSlices](t, `{"x":[1,2,3],"y":[4]}`, 2)
+	allocs[[]int](t, `[]`, 0)
+
+	// A RawMessage is one allocation (the copy), null included.
+	allocs[rawField](t, `{"r":{"a":[1,2,{"b":null}]}}`, 1)
+	allocs[rawField](t, `{"r":null}`, 1)
+	allocs[json.RawMessage](t, `[1, 2]`, 1)
 }

@@ -109,6 +109,12 @@ func call(d *Decoder) decFn {
 }
 
 func (c *compiler) build(t reflect.Type, d *Decoder) (decFn, error) {
+	switch t {
+	case rawMessageType:
+		return decRaw, nil
+	case numberType:
+		return decNumber, nil
+	}
 	pt := reflect.PointerTo(t)
 	if t.Kind() != reflect.Pointer && pt.Implements(unmarshalerType) {
 		return unmarshalerDec(t), nil

@@ -2,6 +2,7 @@ package unmarshal
 
 import (
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -131,7 +132,9 @@ func decFloat32(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 }
 
 // quoted checks the string at data[i] and returns its unescaped content;
-// the result aliases data when plain, else it is a new buffer.
+// the result aliases data when plain, else it is one new buffer (its
+// capacity covers U+FFFD replacing each byte of invalid UTF-8, so
+// appendUnquote never grows it).
 func quoted(data []byte, i int) (s []byte, end int, plain bool, err error) {
 	end, plain, err = scanString(data, i)
 	if err != nil {
@@ -141,7 +144,20 @@ func quoted(data []byte, i int) (s []byte, end int, plain bool, err error) {
 	if plain {
 		return raw, end, true, nil
 	}
-	return appendUnquote(make([]byte, 0, len(raw)), raw), end, false, nil
+	n := len(raw)
+	if !utf8.Valid(raw) {
+		n *= utf8.RuneLen(utf8.RuneError)
+	}
+	return appendUnquote(make([]byte, 0, n), raw), end, false, nil
+}
+
+// ownString returns s as a string that does not alias the input: a copy
+// when s is plain (a slice of the input), else s's own new buffer.
+func ownString(s []byte, plain bool) string {
+	if plain {
+		return string(s)
+	}
+	return b2s(s)
 }
 
 func decString(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
@@ -156,10 +172,6 @@ func decString(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if plain {
-		*(*string)(p) = string(s)
-	} else {
-		*(*string)(p) = b2s(s)
-	}
+	*(*string)(p) = ownString(s, plain)
 	return end, nil
 }
