@@ -4,8 +4,10 @@
 //
 // Two handler kinds exist. A raw [Handler] gets the params as raw JSON bytes
 // and appends its result to dst: no allocation, no reflection. [Typed] wraps
-// a func(ctx, P) (R, error) and binds params by position or by name with
-// sonic; it is the convenient layer on top, not the only one.
+// a func(ctx, P) (R, error): it binds params by position or by name with
+// encoding/json's rules and encodes R, through a decoder and an encoder
+// compiled once for P and R, so params and results of numbers, bools, fixed
+// arrays and structs of them cost no allocation either.
 //
 // Registration happens before the first message; the first call to Process
 // (or an explicit [Engine.Freeze]) freezes the table, composes middleware and
