@@ -93,6 +93,7 @@ func (e *Engine) appendMember(dst []byte, start int, mb *member, used int) ([]by
 	}
 	n := len(dst) - mark
 	if mb.m.Kind == decode.Call && used+n > e.maxBatchResp {
+		e.observe(EventResponseTooLarge)
 		return encode.AppendErrorValue(dst[:mark], mb.m.ID, e.errTooLarge), used
 	}
 	return dst, used + n
@@ -107,6 +108,7 @@ func (e *Engine) appendOut(dst []byte, start int, mb *member, used int) ([]byte,
 	}
 	dst = encode.AppendBatchSep(dst, start)
 	if mb.cut || mb.m.Kind == decode.Call && used+n > e.maxBatchResp {
+		e.observe(EventResponseTooLarge)
 		return encode.AppendErrorValue(dst, mb.m.ID, e.errTooLarge), used
 	}
 	return append(dst, mb.out...), used + n

@@ -59,6 +59,9 @@ type Engine struct {
 	errTooLarge *Error // a batch member over MaxBatchResponse
 	errTimeout  *Error // a call over CallTimeout
 	dropped     atomic.Uint64
+
+	obs        Observer       // nil: nothing observed (observe.go)
+	unknownObs MethodObserver // the calls of unknown methods
 }
 
 // method is a frozen table entry.
@@ -67,7 +70,8 @@ type method struct {
 	h          Handler
 	inline     bool
 	concurrent bool
-	cost       cost // learned running time, when neither Inline nor Concurrent (cost.go)
+	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
+	obs        MethodObserver // nil without an Observer (observe.go)
 }
 
 // New returns an Engine configured by opts (nil means the defaults).
@@ -78,6 +82,7 @@ func New(opts *Options) *Engine {
 		maxBatchResp: opts.maxBatchResponse(),
 		callTimeout:  opts.callTimeout(),
 		log:          opts.logger(),
+		obs:          opts.observer(),
 		workers: pool.NewWorkers(&pool.WorkersOptions{
 			Max:         opts.maxWorkers(),
 			IdleTimeout: opts.workerIdle(),
@@ -162,6 +167,7 @@ func (e *Engine) Freeze() {
 		}
 		ms = append(ms, &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent})
 	}
+	e.resolveObservers(ms)
 	e.table = newTable(ms)
 	e.frozen.Store(true)
 }

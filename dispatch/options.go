@@ -39,6 +39,10 @@ type Options struct {
 	// Logger receives handler panics and dropped responses (default
 	// slog.Default()).
 	Logger *slog.Logger
+	// Observer sees every call, message and event (default none; see
+	// Observer, and package metrics for Prometheus). Without one the hot
+	// path pays a branch per call.
+	Observer Observer
 }
 
 // DefaultMaxBatchResponse is the MaxBatchResponse used when 0 is given.
@@ -93,4 +97,11 @@ func (o *Options) logger() *slog.Logger {
 		return slog.Default()
 	}
 	return o.Logger
+}
+
+func (o *Options) observer() Observer {
+	if o == nil {
+		return nil
+	}
+	return o.Observer
 }

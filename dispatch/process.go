@@ -26,13 +26,19 @@ func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
 		e.Freeze()
 	}
 	s := e.getState()
+	start := len(dst)
 	m, err := s.p.Parse(msg)
+	batch := 0
 	if err == nil && m.Kind == decode.Batch {
+		batch = len(s.p.Batch())
 		dst = e.processBatch(s, s.setMembers(e, ctx, s.p.Batch()), dst)
 	} else {
 		dst = e.processSingle(ctx, s, dst, m, err)
 	}
 	e.putState(s)
+	if e.obs != nil {
+		e.obs.Message(len(msg), len(dst)-start, batch)
+	}
 	return dst
 }
 
@@ -65,6 +71,7 @@ func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *meth
 	default: // a Response: to a call of the connection's Peer, or dropped
 		if !deliverToPeer(cc.Context, m) {
 			e.dropped.Add(1)
+			e.observe(EventDropped)
 		}
 		return dst
 	}
@@ -72,6 +79,9 @@ func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *meth
 
 // appendInvalid answers an Invalid Request, with error.data saying why.
 func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
+	if e.obs != nil {
+		e.observeInvalid(m.Reason)
+	}
 	return encode.AppendError(dst, m.ID, encode.CodeInvalidRequest,
 		encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
 }
@@ -79,6 +89,9 @@ func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
 // serve runs md, the method of a Call or Notification (nil: not found).
 func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
 	if md == nil {
+		if e.obs != nil {
+			e.observeUnknown(cc, m)
+		}
 		if m.Kind == decode.Notification {
 			return dst
 		}
@@ -86,14 +99,24 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
 	start := len(dst)
+	var t0 time.Time
+	if md.obs != nil {
+		t0 = beginCall(md.obs, cc)
+	}
 	if m.Kind == decode.Notification {
-		e.invoke(md, cc, m.Params, dst) // its result, if any, is dropped
+		_, err := e.invoke(md, cc, m.Params, dst) // its result, if any, is dropped
+		if md.obs != nil {
+			endCall(md.obs, cc, t0, err, true)
+		}
 		cc.clear()
 		return dst[:start]
 	}
 	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
 	out, err := e.invoke(md, cc, m.Params, dst)
+	if md.obs != nil {
+		endCall(md.obs, cc, t0, err, false)
+	}
 	replied := cc.replied
 	cc.clear()
 	switch {
@@ -145,6 +168,7 @@ func (e *Engine) invokeTimed(md *method, cc *callCtx, params, dst []byte) ([]byt
 	cc.Context = parent
 	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 		out, err = dst, e.errTimeout
+		e.observe(EventTimeout)
 	}
 	cancel()
 	return out, err
@@ -187,9 +211,11 @@ func appendHandlerError(dst, id []byte, err error) []byte {
 func (e *Engine) appendParseError(s *state, dst []byte, err error) []byte {
 	se, _ := err.(*decode.SyntaxError)
 	if se != nil && se.Err == decode.ErrDepth {
+		e.observe(EventTooDeep)
 		return encode.AppendError(dst, nil, encode.CodeInvalidRequest,
 			encode.CodeInvalidRequest.String(), e.depthData)
 	}
+	e.observe(EventParseError)
 	s.scratch = append(s.scratch[:0], '"')
 	s.scratch = append(s.scratch, "invalid JSON"...)
 	if se != nil {

@@ -28,13 +28,16 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 		e.Freeze()
 	}
 	s := e.getState()
+	start := len(dst)
 	m, err := s.p.Parse(msg)
 	route := RouteInline
+	batch := 0
 	switch {
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
 		ms := s.setMembers(e, ctx, s.p.Batch())
+		batch = len(ms)
 		if route = batchRoute(ms); route == RouteInline {
 			dst = e.processBatch(s, ms, dst)
 		}
@@ -46,6 +49,9 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 		}
 	}
 	e.putState(s)
+	if e.obs != nil && route == RouteInline {
+		e.obs.Message(len(msg), len(dst)-start, batch)
+	}
 	return dst, route
 }
 
@@ -79,6 +85,7 @@ func batchRoute(ms []member) Route {
 
 // reject is Conn.Reject.
 func (e *Engine) reject(dst, msg []byte, code Code) []byte {
+	e.observeReject(code)
 	s := e.getState()
 	defer e.putState(s)
 	m, err := s.p.Parse(msg)

@@ -47,6 +47,7 @@ func (mb *member) Run() {
 	mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m, mb.md)
 	if emit := mb.s.emit; emit != nil {
 		if len(mb.out) > 0 {
+			mb.s.asyncBytes.Add(int64(len(mb.out)))
 			emit(mb.out)
 		}
 		mb.s.wg.Done()

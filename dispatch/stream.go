@@ -22,22 +22,28 @@ func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp [
 	}
 	s := e.getState()
 	m, err := s.p.Parse(msg)
+	out, batch := 0, 0
 	if err == nil && m.Kind == decode.Batch {
-		e.streamBatch(ctx, s, emit)
+		batch = len(s.p.Batch())
+		out = e.streamBatch(ctx, s, emit)
 	} else {
 		b := pool.GetBuffer()
 		b.B = e.processSingle(ctx, s, b.B, m, err)
+		out = len(b.B)
 		emitNonEmpty(emit, b.B)
 		pool.PutBuffer(b)
 	}
 	e.putState(s)
+	e.observeMessage(len(msg), out, batch)
 }
 
 // streamBatch emits the responses of the members of the batch parsed into
-// s.p: the ones that may block run on workers, the rest here, in order.
-func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) {
+// s.p: the ones that may block run on workers, the rest here, in order. It
+// returns the bytes emitted.
+func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) int {
 	ms := s.setMembers(e, ctx, s.p.Batch())
 	s.emit = emit
+	s.asyncBytes.Store(0) // the bytes the members on workers emit
 	for i := range ms {
 		if ms[i].async = ms[i].blocking(); ms[i].async {
 			s.wg.Add(1)
@@ -49,10 +55,12 @@ func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) {
 	for i := range ms {
 		if mb := &ms[i]; !mb.async {
 			mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m, mb.md)
+			s.asyncBytes.Add(int64(len(mb.out)))
 			emitNonEmpty(emit, mb.out)
 		}
 	}
 	s.wg.Wait()
+	return int(s.asyncBytes.Load())
 }
 
 func emitNonEmpty(emit func([]byte), resp []byte) {

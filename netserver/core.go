@@ -60,6 +60,7 @@ type limits struct {
 	idleTimeout  time.Duration
 	writeTimeout time.Duration
 	log          *slog.Logger
+	obs          Observer // nil: none (observe.go)
 
 	// testHookPending, when set, sees a connection's pending bytes each
 	// time they grow.
@@ -74,6 +75,7 @@ func newLimits(opts *Options) limits {
 		idleTimeout:  opts.idleTimeout(),
 		writeTimeout: opts.writeTimeout(),
 		log:          opts.logger(),
+		obs:          opts.observer(),
 	}
 }
 
@@ -86,7 +88,8 @@ type core struct {
 	lim *limits
 	dc  *dispatch.Conn
 	t   transport
-	nc  net.Conn // for the logs (nil: stdio, SSE)
+	via Transport // for the observer
+	nc  net.Conn  // for the logs (nil: stdio, SSE)
 
 	local *pool.Buffer // the reader's
 
@@ -113,11 +116,11 @@ type core struct {
 	pending  atomic.Int64 // bytes in out or being written, and of tasks' messages
 }
 
-// init readies c for a new connection over t, whose handlers run under a
-// context derived from parent, and takes its pooled buffers. oneWay peers
-// take notifications only.
-func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t transport, oneWay bool) {
-	c.lim, c.t = lim, t
+// init readies c for a new connection over t, of transport via, whose
+// handlers run under a context derived from parent, and takes its pooled
+// buffers. oneWay peers take notifications only.
+func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t transport, via Transport, oneWay bool) {
+	c.lim, c.t, c.via = lim, t, via
 	c.cond.L = &c.mu
 	c.ordered.c = c
 	c.dc = dispatch.NewConn(e, parent, c.send, oneWay)
@@ -394,6 +397,7 @@ func (c *core) failLocked(err error) {
 	level := slog.LevelDebug
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		level = slog.LevelInfo
+		c.lim.observe(c.via, ConnWriteTimeout)
 	}
 	c.lim.log.Log(context.Background(), level, "netserver: write failed; dropping connection",
 		"remote", c.remote(), "err", err)

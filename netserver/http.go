@@ -80,7 +80,7 @@ func (s *HTTPServer) Serve(ln net.Listener) error {
 	s.lns = append(s.lns, ln)
 	s.mu.Unlock()
 
-	err := s.srv.Serve(httpListener{Listener: ln, conns: &s.conns})
+	err := s.srv.Serve(httpListener{Listener: ln, conns: &s.conns, s: s})
 	ln.Close()
 	if s.isClosed() {
 		return ErrServerClosed
@@ -136,6 +136,7 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	body := ctx.PostBody()
 	if len(body) > s.max {
+		s.lim.observe(HTTP, ConnTooLarge)
 		tooLarge(ctx)
 		return
 	}
@@ -146,7 +147,7 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	// Append the response straight into the response's own pooled body
 	// buffer: borrow its bytes, let the engine append, hand them back.
 	out := ctx.Response.SwapBody(nil)[:0]
-	out = s.e.ProcessContext(s.ctx, out, body)
+	out = s.e.ProcessContext(s.requestContext(ctx, HTTP, false), out, body)
 	ctx.Response.SwapBody(out)
 	if len(out) == 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -170,6 +171,7 @@ func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 func (s *HTTPServer) expect(ctx *fasthttp.RequestCtx) int {
 	if ctx.Request.Header.ContentLength() > s.max {
 		lingerOnClose(ctx) // the client may send the body anyway
+		s.lim.observe(HTTP, ConnTooLarge)
 		return fasthttp.StatusRequestEntityTooLarge
 	}
 	return fasthttp.StatusContinue
@@ -184,6 +186,7 @@ func (s *HTTPServer) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	lingerOnClose(ctx)
+	s.lim.observe(HTTP, ConnTooLarge)
 	tooLarge(ctx)
 }
 

@@ -1,6 +1,7 @@
 package netserver
 
 import (
+	"context"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ const (
 type httpListener struct {
 	net.Listener
 	conns *httpConns
+	s     *HTTPServer
 }
 
 func (l httpListener) Accept() (net.Conn, error) {
@@ -31,8 +33,10 @@ func (l httpListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &httpConn{Conn: nc, set: l.conns}
+	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
+	c.ctx = withOrigin(l.s.ctx, l.s.e, HTTP, nc.RemoteAddr())
 	l.conns.add(c)
+	c.lim.observe(HTTP, ConnOpened)
 	return c, nil
 }
 
@@ -71,7 +75,10 @@ func (s *httpConns) closeAll() {
 type httpConn struct {
 	net.Conn
 	set    *httpConns
+	ctx    context.Context // its requests' parent context, with their origin
+	lim    *limits
 	linger atomic.Bool
+	closed atomic.Bool
 }
 
 // lingerOnClose makes Close drain the input first.
@@ -80,6 +87,9 @@ func (c *httpConn) lingerOnClose() { c.linger.Store(true) }
 // Close closes the connection, draining it first if lingerOnClose was called.
 func (c *httpConn) Close() error {
 	c.set.remove(c)
+	if !c.closed.Swap(true) {
+		c.lim.observe(HTTP, ConnClosed)
+	}
 	if c.linger.Swap(false) {
 		c.drain()
 	}

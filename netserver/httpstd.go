@@ -61,7 +61,7 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := h.out.Get()
 	defer h.out.Put(out)
-	out.B = h.e.ProcessContext(r.Context(), out.B, in.B)
+	out.B = h.e.ProcessContext(stdRequestContext(r, HTTP), out.B, in.B)
 	if len(out.B) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -80,6 +80,7 @@ func (h *stdHandler) readBody(w http.ResponseWriter, r *http.Request, in *pool.B
 	limit := h.max
 	if r.ContentLength > limit {
 		if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+			h.lim.observe(HTTP, ConnTooLarge)
 			stdError(w, http.StatusRequestEntityTooLarge)
 			return false
 		}
@@ -91,6 +92,7 @@ func (h *stdHandler) readBody(w http.ResponseWriter, r *http.Request, in *pool.B
 	case err == nil:
 		return true
 	case errors.As(err, &tooLarge):
+		h.lim.observe(HTTP, ConnTooLarge)
 		stdError(w, http.StatusRequestEntityTooLarge)
 	default: // a broken body: malformed chunks, the client went away
 		stdError(w, http.StatusBadRequest)

@@ -42,6 +42,11 @@ type Options struct {
 	// Logger receives connection events and errors (default slog.Default()).
 	// Nothing is ever written to stdout.
 	Logger *slog.Logger
+
+	// Observer sees the connections opened and closed, by transport, and
+	// the ones refused or dropped (default none; see Observer, and package
+	// metrics for Prometheus).
+	Observer Observer
 }
 
 // Defaults of Options.

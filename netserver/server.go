@@ -88,6 +88,7 @@ func (s *Server) accept(nc net.Conn) {
 	c := newConn(s, nc, nc, nc)
 	if err := s.conns.add(&c.core); err != nil {
 		if err != ErrServerClosed {
+			s.lim.observe(TCP, ConnMaxConns)
 			s.log.Warn("netserver: too many connections; closing new one",
 				"remote", nc.RemoteAddr().String(), "max", s.conns.max)
 		}
@@ -95,6 +96,7 @@ func (s *Server) accept(nc net.Conn) {
 		c.release()
 		return
 	}
+	s.lim.observe(TCP, ConnOpened)
 	go c.serveTracked()
 }
 

@@ -92,7 +92,7 @@ type sseConn struct {
 // one (no response due); else the caller must stream the events.
 func startSSE(lim *limits, e *dispatch.Engine, parent context.Context, msg []byte) *sseConn {
 	c := &sseConn{first: make(chan struct{}), processed: make(chan struct{})}
-	c.core.init(lim, e, parent, c, true)
+	c.core.init(lim, e, parent, c, SSE, true)
 	c.held = true
 	go func() {
 		ctx := c.dc.Context()
@@ -103,11 +103,13 @@ func startSSE(lim *limits, e *dispatch.Engine, parent context.Context, msg []byt
 	}()
 	select {
 	case <-c.first:
+		lim.observe(SSE, ConnOpened)
 		return c
 	case <-c.processed:
 	}
 	select {
 	case <-c.first:
+		lim.observe(SSE, ConnOpened)
 		return c
 	default:
 	}
@@ -166,13 +168,15 @@ func (c *sseConn) stream(w io.Writer, arm func(), flush func() error) {
 	}
 	c.drain(true, 0)
 	c.finish()
+	lim := c.lim
 	c.release()
+	lim.observe(SSE, ConnClosed)
 }
 
 // serveSSE answers a POST that asked for an event stream.
 func (s *HTTPServer) serveSSE(ctx *fasthttp.RequestCtx, body []byte) {
 	// The body is copied: on a broken stream processing may outlive ctx.
-	c := startSSE(&s.lim, s.e, s.ctx, bytes.Clone(body))
+	c := startSSE(&s.lim, s.e, s.requestContext(ctx, SSE, true), bytes.Clone(body))
 	if c == nil {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 		return
@@ -191,7 +195,7 @@ func (s *HTTPServer) serveSSE(ctx *fasthttp.RequestCtx, body []byte) {
 // serveSSE is the net/http adapter's event stream. The handlers' context
 // derives from the request's, so a client that goes away cancels them.
 func (h *stdHandler) serveSSE(w http.ResponseWriter, r *http.Request, msg []byte) {
-	c := startSSE(&h.lim, h.e, r.Context(), bytes.Clone(msg))
+	c := startSSE(&h.lim, h.e, stdRequestContext(r, SSE), bytes.Clone(msg))
 	if c == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -23,6 +23,7 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 		c.release()
 		return err
 	}
+	s.lim.observe(Stdio, ConnOpened)
 	switch err := c.serveTracked(); err {
 	case io.EOF:
 		return nil

@@ -49,7 +49,11 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 	c := &conn{srv: s, r: r, w: w}
 	c.nc = nc
 	c.rd.c = c
-	c.core.init(&s.lim, s.e, nil, c, false)
+	via, remote := Stdio, net.Addr(nil)
+	if nc != nil {
+		via, remote = TCP, nc.RemoteAddr()
+	}
+	c.core.init(&s.lim, s.e, withOrigin(nil, s.e, via, remote), c, via, false)
 	var src io.Reader = r
 	if nc != nil {
 		src = &c.rd
@@ -101,7 +105,9 @@ func (c *conn) serveTracked() error {
 	c.drain(orderly(err), 0)
 	c.finish()
 	c.closeTransport(err)
+	via := c.via
 	c.release()
+	c.srv.lim.observe(via, ConnClosed)
 	c.srv.conns.remove(&c.core)
 	return err
 }
@@ -132,6 +138,7 @@ func (c *conn) next() ([]byte, error) {
 // reason to stop.
 func (c *conn) readError(err error) error {
 	if tl, ok := err.(*frame.TooLargeError); ok {
+		c.lim.observe(c.via, ConnTooLarge)
 		c.local.B = c.appendTooLarge(c.local.B, tl)
 		return nil
 	}

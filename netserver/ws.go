@@ -52,7 +52,9 @@ func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
 			c.release()
 			return
 		}
+		s.lim.observe(WS, ConnOpened)
 		c.serve()
+		s.lim.observe(WS, ConnClosed)
 		s.ws.remove(&c.core)
 	})
 	if err != nil {

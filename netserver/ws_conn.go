@@ -33,7 +33,7 @@ func newWSConn(s *HTTPServer, nc net.Conn) *wsConn {
 	c := &wsConn{s: s}
 	c.nc = nc
 	c.src.nc = nc
-	c.core.init(&s.lim, s.e, s.ctx, c, false)
+	c.core.init(&s.lim, s.e, withOrigin(s.ctx, s.e, WS, nc.RemoteAddr()), c, WS, false)
 	return c
 }
 
@@ -104,6 +104,7 @@ func (c *wsConn) serve() {
 			c.awaitClose()
 		}
 	case errors.As(err, &tooLarge):
+		c.lim.observe(WS, ConnTooLarge)
 		linger = c.fail(ws.CloseTooBig, "", err)
 	case errors.Is(err, ws.ErrProtocol):
 		linger = c.fail(ws.CloseProtocolError, err.Error(), err)

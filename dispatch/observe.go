@@ -1,0 +1,319 @@
+package dispatch
+
+// NOTE: the observer hook. An Engine with Options.Observer set resolves
+// one MethodObserver per registered method (and one for every unknown
+// method) when it freezes its table and keeps it in the method's table
+// entry; a call then costs a nil check on that entry, two clock reads and
+// the observer's own work (atomics, for package metrics). Without an
+// observer every hook is one predictable branch on a nil field. Events
+// (rejections, dropped responses, peer messages) are off the hot path.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// Observer sees what an Engine does: the calls of each method, the
+// messages, and the engine's events. Set it in Options.Observer; package
+// metrics implements it with Prometheus, package accesslog with log/slog,
+// and [Observers] combines several.
+//
+// Its methods are called concurrently from every goroutine that processes
+// messages, so they must be safe for concurrent use and quick: count, do not
+// block. Nothing they get may be kept after they return.
+type Observer interface {
+	// Method returns the observer of the calls of one method, or nil to
+	// observe none. The engine calls it when it freezes its method table:
+	// once for each registered method, and once with [UnknownMethod] for
+	// the calls of every method it does not have, which all share that
+	// observer (so a client cannot create new names).
+	Method(name string) MethodObserver
+	// Message is called once for each message processed (a single message
+	// or a whole batch): in is its size in bytes, out the size of its
+	// response (0 when none is due) and batch the number of members of a
+	// batch (0 for a single message). A stream transport's messages
+	// answered on the reading goroutine are counted there; the others
+	// where they run.
+	Message(in, out, batch int)
+	// Event counts one event of the engine.
+	Event(ev Event)
+}
+
+// MethodObserver sees the calls of one method (see Observer.Method).
+type MethodObserver interface {
+	// Begin is called when a call or notification of the method starts,
+	// before its handler runs; ctx is the handler's context.
+	Begin(ctx context.Context)
+	// End is called when the handler returned (or, for an unknown
+	// method, right after Begin), with the same ctx: [RequestID] and
+	// [Meta] still hold the request's bytes, and [OriginOf] tells where it
+	// came from.
+	End(ctx context.Context, c CallEnd)
+}
+
+// UnknownMethod is the name Observer.Method is given for the methods the
+// engine does not have (registering "" is an error, so no method has it).
+const UnknownMethod = ""
+
+// CallEnd is what a MethodObserver learns when a call ends.
+type CallEnd struct {
+	// Duration is how long the handler ran (0 for an unknown method).
+	Duration time.Duration
+	// Code is the outcome: 0 for a result, else the code of the error
+	// response (for a notification: of the error that was not sent).
+	Code Code
+	// Notification marks a notification (no response is sent).
+	Notification bool
+}
+
+// Event is something an engine counts outside the calls of its methods.
+type Event uint8
+
+// Events. The first ones are rejections: messages or calls refused by a
+// limit.
+const (
+	// EventOverloaded: a message was refused because all workers were busy
+	// (Conn.Reject with CodeOverloaded), once per message.
+	EventOverloaded Event = iota
+	// EventRejected: a message was refused with another code (Conn.Reject,
+	// for example CodeShuttingDown).
+	EventRejected
+	// EventBatchTooLarge: a batch had more than MaxBatch members.
+	EventBatchTooLarge
+	// EventTooDeep: a message nested deeper than MaxDepth.
+	EventTooDeep
+	// EventResponseTooLarge: a batch member's response did not fit in
+	// MaxBatchResponse.
+	EventResponseTooLarge
+	// EventTimeout: a call ran over CallTimeout.
+	EventTimeout
+	// EventParseError: a message that is not valid JSON (-32700).
+	EventParseError
+	// EventInvalid: a message or batch member that is not a valid Request
+	// (-32600), including an empty batch.
+	EventInvalid
+	// EventDropped: a Response that no call of the server waited for
+	// (dropped, never answered).
+	EventDropped
+	// EventPeerCall: a handler called its client (Peer.Call, Peer.CallRaw).
+	EventPeerCall
+	// EventPeerNotify: a handler notified its client (Peer.Notify,
+	// Peer.NotifyRaw).
+	EventPeerNotify
+	// EventPeerReply: a handler answered its call early (Peer.Reply).
+	EventPeerReply
+	// NumEvents is the number of events, for arrays indexed by Event.
+	NumEvents
+)
+
+var eventNames = [NumEvents]string{
+	"overloaded", "rejected", "batch_too_large", "too_deep", "response_too_large", "timeout",
+	"parse_error", "invalid", "dropped", "peer_call", "peer_notify", "peer_reply",
+}
+
+// String returns the event's name in snake_case ("overloaded",
+// "batch_too_large", ...), as metric labels use it.
+func (ev Event) String() string {
+	if ev < NumEvents {
+		return eventNames[ev]
+	}
+	return "unknown"
+}
+
+// Observers returns an Observer that passes everything to each of obs in
+// turn (nil ones are skipped).
+func Observers(obs ...Observer) Observer {
+	var m multiObserver
+	for _, o := range obs {
+		if o != nil {
+			m = append(m, o)
+		}
+	}
+	if len(m) == 1 {
+		return m[0]
+	}
+	return m
+}
+
+type multiObserver []Observer
+
+func (m multiObserver) Method(name string) MethodObserver {
+	var ms multiMethod
+	for _, o := range m {
+		if mo := o.Method(name); mo != nil {
+			ms = append(ms, mo)
+		}
+	}
+	switch len(ms) {
+	case 0:
+		return nil
+	case 1:
+		return ms[0]
+	}
+	return ms
+}
+
+func (m multiObserver) Message(in, out, batch int) {
+	for _, o := range m {
+		o.Message(in, out, batch)
+	}
+}
+
+func (m multiObserver) Event(ev Event) {
+	for _, o := range m {
+		o.Event(ev)
+	}
+}
+
+type multiMethod []MethodObserver
+
+func (m multiMethod) Begin(ctx context.Context) {
+	for _, o := range m {
+		o.Begin(ctx)
+	}
+}
+
+func (m multiMethod) End(ctx context.Context, c CallEnd) {
+	for _, o := range m {
+		o.End(ctx, c)
+	}
+}
+
+// CodeOf returns the code of the error response a handler's error becomes:
+// the code of an *Error (also wrapped), CodeTimeout for
+// context.DeadlineExceeded, CodeShuttingDown for context.Canceled, else
+// CodeInternalError; 0 for nil.
+func CodeOf(err error) Code {
+	if err == nil {
+		return 0
+	}
+	if re, ok := err.(*Error); ok {
+		return re.Code
+	}
+	var re *Error
+	switch {
+	case errors.As(err, &re):
+		return re.Code
+	case errors.Is(err, context.DeadlineExceeded):
+		return encode.CodeTimeout
+	case errors.Is(err, context.Canceled):
+		return encode.CodeShuttingDown
+	}
+	return encode.CodeInternalError
+}
+
+// Origin tells where the messages processed under a context came from. A
+// transport attaches it to the context it processes messages under
+// ([WithOrigin]); observers, logs and middleware read it with [OriginOf].
+type Origin struct {
+	// Transport names the transport: "tcp", "stdio", "http", "ws", "sse"
+	// (package netserver), or a transport's own name.
+	Transport string
+	// Remote is the client's address (nil when unknown, as for stdio).
+	Remote net.Addr
+	// TraceParent and TraceState are the W3C trace-context headers
+	// (traceparent, tracestate) of an HTTP request, empty without them.
+	// They are valid while the message is processed.
+	TraceParent, TraceState []byte
+}
+
+type originKey struct{}
+
+// originCtx carries an Origin; one allocation holds both.
+type originCtx struct {
+	context.Context
+	o Origin
+}
+
+func (c *originCtx) Value(key any) any {
+	if _, ok := key.(originKey); ok {
+		return &c.o
+	}
+	return c.Context.Value(key)
+}
+
+// WithOrigin returns a copy of parent that carries o.
+func WithOrigin(parent context.Context, o Origin) context.Context {
+	return &originCtx{Context: parent, o: o}
+}
+
+// OriginOf returns the Origin attached to ctx, or nil. It must not be
+// changed.
+func OriginOf(ctx context.Context) *Origin {
+	o, _ := ctx.Value(originKey{}).(*Origin)
+	return o
+}
+
+// observe reports ev to the engine's observer, if any.
+func (e *Engine) observe(ev Event) {
+	if e.obs != nil {
+		e.obs.Event(ev)
+	}
+}
+
+// observeMessage reports a message processed, if an observer is set.
+func (e *Engine) observeMessage(in, out, batch int) {
+	if e.obs != nil {
+		e.obs.Message(in, out, batch)
+	}
+}
+
+// resolveObservers gives each method of ms its observer, and the engine
+// the one of unknown methods (Freeze; e.mu held).
+func (e *Engine) resolveObservers(ms []*method) {
+	if e.obs == nil {
+		return
+	}
+	for _, m := range ms {
+		m.obs = e.obs.Method(m.name)
+	}
+	e.unknownObs = e.obs.Method(UnknownMethod)
+}
+
+// beginCall starts observing a call (md.obs is set): it returns the
+// time the handler starts.
+func beginCall(mo MethodObserver, cc *callCtx) time.Time {
+	mo.Begin(cc)
+	return time.Now()
+}
+
+// endCall reports the end of a call whose handler started at t0 and
+// returned err; cc still holds the request's bytes.
+func endCall(mo MethodObserver, cc *callCtx, t0 time.Time, err error, notification bool) {
+	mo.End(cc, CallEnd{Duration: time.Since(t0), Code: CodeOf(err), Notification: notification})
+}
+
+// observeUnknown reports a call of a method the engine does not have.
+func (e *Engine) observeUnknown(cc *callCtx, m *decode.Message) {
+	mo := e.unknownObs
+	if mo == nil {
+		return
+	}
+	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
+	mo.Begin(cc)
+	mo.End(cc, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
+	cc.clear()
+}
+
+// observeInvalid reports an Invalid Request (e.obs is set).
+func (e *Engine) observeInvalid(r decode.Reason) {
+	if r == decode.ReasonBatchLimit {
+		e.obs.Event(EventBatchTooLarge)
+		return
+	}
+	e.obs.Event(EventInvalid)
+}
+
+// observeReject reports a message refused with code (Conn.Reject).
+func (e *Engine) observeReject(code Code) {
+	if code == encode.CodeOverloaded {
+		e.observe(EventOverloaded)
+		return
+	}
+	e.observe(EventRejected)
+}

@@ -1,0 +1,82 @@
+package metrics
+
+import (
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// histogram is a fixed-bucket histogram of int64 observations (nanoseconds,
+// bytes, members) that an observation updates with two atomic adds: its
+// bucket's count and the sum. The count is the buckets' total, added up at
+// scrape time, which also makes the buckets cumulative.
+type histogram struct {
+	bounds []int64         // upper bounds, inclusive, ascending
+	scale  float64         // what one unit is in the exposed unit (1e-9: ns to seconds)
+	upper  []float64       // bounds in the exposed unit
+	counts []atomic.Uint64 // len(bounds)+1: the last is +Inf
+	sum    atomic.Uint64   // in units
+	_      [0]func()       // not comparable
+}
+
+func newHistogram(bounds []int64, scale float64) *histogram {
+	h := &histogram{bounds: bounds, scale: scale, counts: make([]atomic.Uint64, len(bounds)+1)}
+	h.upper = make([]float64, len(bounds))
+	for i, b := range bounds {
+		h.upper[i] = float64(b) * scale
+	}
+	return h
+}
+
+// observe counts v.
+func (h *histogram) observe(v int64) {
+	lo, hi := 0, len(h.bounds)
+	for lo < hi { // the first bound >= v
+		mid := int(uint(lo+hi) >> 1)
+		if h.bounds[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	h.counts[lo].Add(1)
+	if v > 0 {
+		h.sum.Add(uint64(v))
+	}
+}
+
+// metric returns the histogram as a constant Prometheus metric.
+func (h *histogram) metric(d *prometheus.Desc, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h.bounds))
+	var n uint64
+	for i := range h.bounds {
+		n += h.counts[i].Load()
+		buckets[h.upper[i]] = n
+	}
+	n += h.counts[len(h.bounds)].Load()
+	return prometheus.MustNewConstHistogram(d, n, float64(h.sum.Load())*h.scale, buckets, labels...)
+}
+
+// secondsBounds turns bucket bounds in seconds into nanoseconds.
+func secondsBounds(secs []float64) []int64 {
+	b := make([]int64, len(secs))
+	for i, s := range secs {
+		b[i] = int64(s * 1e9)
+	}
+	return b
+}
+
+// DefaultLatencyBuckets are the bounds of the latency histogram, in
+// seconds: 10 µs to 10 s, for calls from a microsecond to many seconds.
+var DefaultLatencyBuckets = []float64{
+	0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005,
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+}
+
+// sizeBounds are the bounds of the message size histogram: 64 B to 16 MiB
+// by powers of four.
+var sizeBounds = []int64{64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20}
+
+// batchBounds are the bounds of the batch size histogram.
+var batchBounds = []int64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}

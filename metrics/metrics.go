@@ -1,0 +1,184 @@
+package metrics
+
+// NOTE: Metrics is one prometheus.Collector over plain atomic counters.
+// The engine resolves a *method (its counters and histogram) per method
+// when it freezes its table (Observer.Method), so a call adds to a few
+// atomics and looks nothing up; Collect reads them and builds constant
+// metrics at scrape time, which is where the allocations are.
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configures Metrics. A nil *Options, and every zero field, means
+// the default.
+type Options struct {
+	// LatencyBuckets are the upper bounds of the latency histogram, in
+	// seconds, ascending (default DefaultLatencyBuckets).
+	LatencyBuckets []float64
+	// Codes are error codes of your own that get a code label value each
+	// in jetrpc_calls_total. The engine's codes (-32700, -32600..-32603,
+	// -32000..-32003) always do; any other code is counted as "other", so
+	// that an error code a client chooses (echoed by a handler) cannot
+	// create series.
+	Codes []dispatch.Code
+}
+
+// UnknownMethodLabel is the method label of the calls of every method the
+// engine does not have.
+const UnknownMethodLabel = "(unknown)"
+
+// Metrics counts what an engine and its servers do, for Prometheus. It is
+// a dispatch.Observer (set it in dispatch.Options.Observer), a
+// netserver.Observer (netserver.Options.Observer) and a
+// prometheus.Collector. One Metrics may observe several engines and
+// servers: their counts add up.
+type Metrics struct {
+	latency []int64 // bounds, ns
+	codes   []dispatch.Code
+	labels  []string // code label values; labels[i] for codes[i-1], labels[0] "ok", the last "other"
+
+	mu      sync.Mutex
+	methods map[string]*method
+	order   []*method
+
+	msgIn, msgOut, batch *histogram
+	events               [dispatch.NumEvents]atomic.Uint64
+	conns                [netserver.NumTransports][netserver.NumConnEvents]atomic.Uint64
+}
+
+var _ interface {
+	dispatch.Observer
+	netserver.Observer
+	prometheus.Collector
+} = (*Metrics)(nil)
+
+// engineCodes are the codes that always have a label value of their own.
+var engineCodes = []dispatch.Code{
+	encode.CodeParseError, encode.CodeInvalidRequest, encode.CodeMethodNotFound,
+	encode.CodeInvalidParams, encode.CodeInternalError, encode.CodeServerError,
+	encode.CodeOverloaded, encode.CodeShuttingDown, encode.CodeTimeout,
+}
+
+// New returns Metrics configured by opts (nil means the defaults) and
+// registers it with reg, unless reg is nil (then register it yourself: it
+// is a prometheus.Collector).
+func New(reg prometheus.Registerer, opts *Options) (*Metrics, error) {
+	m := &Metrics{
+		methods: make(map[string]*method),
+		msgIn:   newHistogram(sizeBounds, 1),
+		msgOut:  newHistogram(sizeBounds, 1),
+		batch:   newHistogram(batchBounds, 1),
+	}
+	buckets := DefaultLatencyBuckets
+	if opts != nil && len(opts.LatencyBuckets) > 0 {
+		buckets = opts.LatencyBuckets
+	}
+	m.latency = secondsBounds(buckets)
+	m.codes = append(m.codes, engineCodes...)
+	if opts != nil {
+		for _, c := range opts.Codes {
+			if m.codeIndex(c) == len(m.codes)+1 {
+				m.codes = append(m.codes, c)
+			}
+		}
+	}
+	m.labels = append(m.labels, "ok")
+	for _, c := range m.codes {
+		m.labels = append(m.labels, strconv.Itoa(int(c)))
+	}
+	m.labels = append(m.labels, "other")
+	if reg != nil {
+		if err := reg.Register(m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// codeIndex is the index in method.calls of code.
+func (m *Metrics) codeIndex(code dispatch.Code) int {
+	if code == 0 {
+		return 0
+	}
+	for i, c := range m.codes {
+		if c == code {
+			return i + 1
+		}
+	}
+	return len(m.codes) + 1
+}
+
+// method holds the counters of one method.
+type method struct {
+	m       *Metrics
+	name    string
+	started atomic.Uint64   // calls begun; in flight = started - the calls' total
+	calls   []atomic.Uint64 // by code index
+	latency *histogram
+}
+
+// Method returns the counters of the method name (dispatch.Observer). The
+// same name gets the same counters.
+func (m *Metrics) Method(name string) dispatch.MethodObserver {
+	if name == dispatch.UnknownMethod {
+		name = UnknownMethodLabel
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if md := m.methods[name]; md != nil {
+		return md
+	}
+	md := &method{m: m, name: name, calls: make([]atomic.Uint64, len(m.labels)),
+		latency: newHistogram(m.latency, 1e-9)}
+	m.methods[name] = md
+	m.order = append(m.order, md)
+	return md
+}
+
+// Begin counts a call in flight (dispatch.MethodObserver).
+func (md *method) Begin(context.Context) { md.started.Add(1) }
+
+// End counts a call by outcome and its latency (dispatch.MethodObserver).
+func (md *method) End(_ context.Context, c dispatch.CallEnd) {
+	i := 0
+	if c.Code != 0 {
+		i = md.m.codeIndex(c.Code)
+	}
+	md.calls[i].Add(1)
+	md.latency.observe(int64(c.Duration))
+}
+
+// Message counts a message's sizes and a batch's members
+// (dispatch.Observer).
+func (m *Metrics) Message(in, out, batch int) {
+	m.msgIn.observe(int64(in))
+	if out > 0 {
+		m.msgOut.observe(int64(out))
+	}
+	if batch > 0 {
+		m.batch.observe(int64(batch))
+	}
+}
+
+// Event counts an engine event (dispatch.Observer).
+func (m *Metrics) Event(ev dispatch.Event) {
+	if ev < dispatch.NumEvents {
+		m.events[ev].Add(1)
+	}
+}
+
+// ObserveConn counts a connection event (netserver.Observer).
+func (m *Metrics) ObserveConn(t netserver.Transport, ev netserver.ConnEvent) {
+	if t < netserver.NumTransports && ev < netserver.NumConnEvents {
+		m.conns[t][ev].Add(1)
+	}
+}
