@@ -5,6 +5,8 @@ package unmarshal
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -76,4 +78,76 @@ func TestAllocs(t *testing.T) {
 	allocs[rawField](t, `{"r":{"a":[1,2,{"b":null}]}}`, 1)
 	allocs[rawField](t, `{"r":null}`, 1)
 	allocs[json.RawMessage](t, `[1, 2]`, 1)
+}
+
+// allocsFresh is allocs with the target zeroed before each run.
+func allocsFresh[T any](t *testing.T, in string, want float64) {
+	t.Helper()
+	d, err := Compile(reflect.TypeFor[T]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(in)
+	var v T
+	n := testing.AllocsPerRun(100, func() {
+		v = *new(T)
+		if err := DecodeInto(d, data, &v); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != want {
+		t.Errorf("%T %s: %v allocs, want %v", v, in, n, want)
+	}
+}
+
+var mapSink any
+
+// mapAllocs is what the map itself costs in Go code: make(map[K]V, n) and
+// n insertions of keys that are already allocated.
+func mapAllocs[K comparable, V any](n int, key func(int) K) float64 {
+	keys := make([]K, n)
+	for i := range keys {
+		keys[i] = key(i)
+	}
+	return testing.AllocsPerRun(100, func() {
+		m := make(map[K]V, n)
+		var zero V
+		for _, k := range keys {
+			m[k] = zero
+		}
+		mapSink = m
+	})
+}
+
+func strKeyOf(i int) string { return "key" + strconv.Itoa(i) }
+
+// members builds {"key0":v,"key1":v,...}.
+func members(n int, v string) string {
+	s := "{"
+	for i := range n {
+		if i > 0 {
+			s += ","
+		}
+		s += `"key` + strconv.Itoa(i) + `":` + v
+	}
+	return s + "}"
+}
+
+// TestMapAllocs: a new map costs what make(map, n) costs (the decoder
+// counts the members first), plus one allocation per key string and the
+// elements' own memory; an existing map costs only the keys.
+func TestMapAllocs(t *testing.T) {
+	for _, n := range []int{0, 3, 8, 9, 100} {
+		nf := float64(n)
+		allocsFresh[map[string]int](t, members(n, "7"), mapAllocs[string, int](n, strKeyOf)+nf)
+		allocsFresh[map[string]string](t, members(n, `"val"`), mapAllocs[string, string](n, strKeyOf)+2*nf)
+		allocsFresh[map[string]*twoInts](t, members(n, `{"minuend":1}`), mapAllocs[string, *twoInts](n, strKeyOf)+2*nf)
+		allocsFresh[map[string]bool](t, members(n, `null`), mapAllocs[string, bool](n, strKeyOf)+nf)
+		in := strings.ReplaceAll(members(n, "7"), "key", "1")
+		allocsFresh[map[int]int](t, in, mapAllocs[int, int](n, func(i int) int { return 10 + i }))
+		u8 := func(i int) uint8 { return uint8(i) }
+		allocsFresh[map[uint8]float64](t, strings.ReplaceAll(members(min(n, 9), "1.5"), "key", ""), mapAllocs[uint8, float64](min(n, 9), u8))
+	}
+	allocs[map[string]int](t, members(9, "7"), 9) // reused: the keys only
+	allocs[map[int16]int](t, `{"1":1,"-2":2,"3":3}`, 0)
 }

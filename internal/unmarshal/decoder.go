@@ -188,3 +188,7 @@ func (c *compiler) build(t reflect.Type, d *Decoder) (decFn, error) {
 	}
 	return nil, &Error{Msg: "unsupported type " + t.String()}
 }
+
+// valueDec compiles t for a value position: a struct field, an element or a
+// map value.
+func (c *compiler) valueDec(t reflect.Type) (*Decoder, error) { return c.compile(t) }

@@ -41,10 +41,7 @@ func structDec(fields []Field) decFn {
 // objectKey reads the key and colon of an object member at data[j] and
 // returns the unescaped key (aliasing data or buf) and the value's offset.
 func objectKey(data []byte, j int, buf []byte) ([]byte, int, error) {
-	if j >= len(data) || data[j] != '"' {
-		return nil, 0, syntaxErr(j)
-	}
-	end, plain, err := scanString(data, j)
+	end, v, plain, err := memberKey(data, j)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -52,13 +49,25 @@ func objectKey(data []byte, j int, buf []byte) ([]byte, int, error) {
 	if !plain {
 		key = appendUnquote(buf, key)
 	}
-	if end = skipWS(data, end); end >= len(data) || data[end] != ':' {
-		return nil, 0, syntaxErr(end)
+	return key, v, nil
+}
+
+// memberKey checks the key and colon of an object member at data[j]; it
+// returns the key's end and the value's offset.
+func memberKey(data []byte, j int) (end, v int, plain bool, err error) {
+	if j >= len(data) || data[j] != '"' {
+		return 0, 0, false, syntaxErr(j)
 	}
-	if end = skipWS(data, end+1); end >= len(data) {
-		return nil, 0, syntaxErr(end)
+	if end, plain, err = scanString(data, j); err != nil {
+		return 0, 0, false, err
 	}
-	return key, end, nil
+	if v = skipWS(data, end); v >= len(data) || data[v] != ':' {
+		return 0, 0, false, syntaxErr(v)
+	}
+	if v = skipWS(data, v+1); v >= len(data) {
+		return 0, 0, false, syntaxErr(v)
+	}
+	return end, v, plain, nil
 }
 
 // match finds the field of key: exact name first, then case-insensitive as
