@@ -48,6 +48,13 @@ func (c *compactor) ws() {
 
 // next skips whitespace and returns the next byte, 0 at the end.
 func (c *compactor) next() byte {
+	if c.i < len(c.src) && c.src[c.i] > ' ' {
+		return c.src[c.i]
+	}
+	return c.nextSlow()
+}
+
+func (c *compactor) nextSlow() byte {
 	if c.ws(); c.i < len(c.src) {
 		return c.src[c.i]
 	}
@@ -139,24 +146,37 @@ func (c *compactor) lit(s string) bool {
 // str reads the string starting at c.i (a '"'): control characters are an
 // error, escapes must be valid, any other byte passes as it is.
 func (c *compactor) str() bool {
-	s := c.src
-	for i := c.i + 1; i < len(s); i++ {
-		switch b := s[i]; {
-		case b == '"':
+	s, i := c.src, c.i+1
+	for {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			return false
+		}
+		switch s[i] {
+		case '"':
 			c.i = i + 1
 			return true
-		case b == '\\':
+		case '\\':
 			n := escapeLen(s[i+1:])
 			if n == 0 {
 				return false
 			}
-			i += n
-		case b < 0x20:
+			i += 1 + n
+		default: // a control character
 			return false
 		}
 	}
-	return false
 }
+
+// plain marks the bytes that stand for themselves in a JSON string.
+var plain = func() (t [256]bool) {
+	for b := 0x20; b < 256; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
 
 // escapeLen is the length of the valid escape that s starts with (after
 // the backslash), 0 if there is none.

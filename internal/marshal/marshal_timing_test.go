@@ -48,3 +48,50 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRawMessage encodes a result struct holding a 1 KiB compact
+// json.RawMessage (a typed handler's usual result) with this package,
+// sonic.Marshal and encoding/json.
+func BenchmarkRawMessage(b *testing.B) {
+	var raw []byte
+	raw = append(raw, '[')
+	for i := range 24 {
+		if i > 0 {
+			raw = append(raw, ',')
+		}
+		raw = append(raw, `{"id":12345,"name":"some name here","ok":true}`...)
+	}
+	raw = append(raw, ']')
+	v := rawBench{7, json.RawMessage(raw)}
+	e, err := CompileFor[rawBench]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(raw)))
+		dst := make([]byte, 0, 2048)
+		for b.Loop() {
+			dst, _ = AppendValue(e, dst[:0], &v)
+		}
+	})
+	b.Run("sonic", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			_, _ = sonic.Marshal(&v)
+		}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			_, _ = json.Marshal(&v)
+		}
+	})
+}
+
+type rawBench struct {
+	ID     int             `json:"id"`
+	Result json.RawMessage `json:"result"`
+}
