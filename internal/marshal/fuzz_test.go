@@ -29,24 +29,24 @@ type fuzzItem struct {
 type fuzzExtra struct {
 	FuzzEmb
 	*FuzzEmbP
-	R   json.RawMessage     `json:"r"`
-	RP  *json.RawMessage    `json:"rp,omitempty"`
-	J   fuzzJSONText        `json:"j,omitempty"`
-	M   fuzzPtrM            `json:"m"`
-	MS  []fuzzPtrM          `json:"ms,omitempty"`
-	T   fuzzText            `json:"t"`
-	K   map[fuzzKey]string  `json:"k,omitempty"`
-	QI  int                 `json:"qi,string"`
-	QS  string              `json:"qs,string,omitempty"`
-	QF  *float64            `json:"qf,string,omitempty"`
-	QB  bool                `json:"qb,string"`
-	Num json.Number         `json:"num,omitempty"`
-	ZI  int                 `json:"zi,omitzero"`
-	ZF  float64             `json:"zf,omitzero"`
-	ZS  []int               `json:"zs,omitzero"`
-	ZZ  fuzzZ               `json:"zz,omitzero"`
-	ZP  *fuzzZ              `json:"zp,omitzero"`
-	ZE  FuzzEmb             `json:"ze,omitzero"`
+	R   json.RawMessage    `json:"r"`
+	RP  *json.RawMessage   `json:"rp,omitempty"`
+	J   fuzzJSONText       `json:"j,omitempty"`
+	M   fuzzPtrM           `json:"m"`
+	MS  []fuzzPtrM         `json:"ms,omitempty"`
+	T   fuzzText           `json:"t"`
+	K   map[fuzzKey]string `json:"k,omitempty"`
+	QI  int                `json:"qi,string"`
+	QS  string             `json:"qs,string,omitempty"`
+	QF  *float64           `json:"qf,string,omitempty"`
+	QB  bool               `json:"qb,string"`
+	Num json.Number        `json:"num,omitempty"`
+	ZI  int                `json:"zi,omitzero"`
+	ZF  float64            `json:"zf,omitzero"`
+	ZS  []int              `json:"zs,omitzero"`
+	ZZ  fuzzZ              `json:"zz,omitzero"`
+	ZP  *fuzzZ             `json:"zp,omitzero"`
+	ZE  FuzzEmb            `json:"ze,omitzero"`
 }
 
 // FuzzEmb and FuzzEmbP are embedded at the same depth: their "e" members
