@@ -21,8 +21,16 @@ type Decoder struct {
 }
 
 // Field is one JSON member of a struct, in declaration order (embedded
-// structs flattened): its name, its offset in the struct and the Decoder of
-// its type. Dispatch uses it to bind positional params without reflect.
+// structs flattened, with encoding/json's rules for hidden and conflicting
+// names). Decoder decodes the member as a member of the struct: given p,
+// the address of the struct, f.Decoder.Decode(data, unsafe.Add(p,
+// f.Offset)) fills it, its ",string" option applied. Dispatch uses it to
+// bind positional params without reflect.
+//
+// A member reached through an embedded pointer has Offset 0 and a Decoder
+// that starts from the struct: it allocates the embedded structs on the way
+// (an error for a nil pointer to an unexported struct type, as in
+// encoding/json). The Decoder's Type is the member's type either way.
 type Field struct {
 	Name    string
 	Offset  uintptr
@@ -69,7 +77,7 @@ func Compile(t reflect.Type) (*Decoder, error) {
 	if d, ok := cache.Load(t); ok {
 		return d.(*Decoder), nil
 	}
-	c := compiler{seen: map[reflect.Type]*Decoder{}}
+	c := compiler{seen: map[compileKey]*Decoder{}}
 	d, err := c.compile(t)
 	if err != nil {
 		return nil, err
@@ -79,7 +87,13 @@ func Compile(t reflect.Type) (*Decoder, error) {
 }
 
 type compiler struct {
-	seen map[reflect.Type]*Decoder // types being compiled (recursion)
+	seen map[compileKey]*Decoder // types being compiled (recursion)
+}
+
+// compileKey is a type and whether its pointer's methods are ignored.
+type compileKey struct {
+	t         reflect.Type
+	noMethods bool
 }
 
 var (
@@ -87,13 +101,36 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-func (c *compiler) compile(t reflect.Type) (*Decoder, error) {
-	if d, ok := c.seen[t]; ok {
+// compile compiles t as reached through a pointer (the top level, a
+// pointer's element): *t's UnmarshalJSON and UnmarshalText are used.
+func (c *compiler) compile(t reflect.Type) (*Decoder, error) { return c.compileMode(t, false) }
+
+// valueDec compiles t for a value position: a struct field, an element or a
+// map value. encoding/json takes a value's address to find pointer methods
+// only when its type is named, so an unnamed type (a struct literal type
+// with promoted methods) is decoded by kind there.
+func (c *compiler) valueDec(t reflect.Type) (*Decoder, error) {
+	return c.compileMode(t, t.Name() == "" && hasDecodeMethods(t))
+}
+
+// hasDecodeMethods reports whether a value of t decodes through its own
+// UnmarshalJSON or UnmarshalText when reached through a pointer.
+func hasDecodeMethods(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		return false
+	}
+	pt := reflect.PointerTo(t)
+	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
+}
+
+func (c *compiler) compileMode(t reflect.Type, noMethods bool) (*Decoder, error) {
+	k := compileKey{t, noMethods}
+	if d, ok := c.seen[k]; ok {
 		return d, nil
 	}
 	d := &Decoder{typ: t}
-	c.seen[t] = d
-	fn, err := c.build(t, d)
+	c.seen[k] = d
+	fn, err := c.build(t, d, noMethods)
 	if err != nil {
 		return nil, err
 	}
@@ -101,77 +138,32 @@ func (c *compiler) compile(t reflect.Type) (*Decoder, error) {
 	return d, nil
 }
 
-// call decodes through d at call time, so recursive types work.
-func call(d *Decoder) decFn {
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
-		return d.fn(data, i, p, depth)
+func (c *compiler) build(t reflect.Type, d *Decoder, noMethods bool) (decFn, error) {
+	if fn := special(t, noMethods); fn != nil {
+		return fn, nil
 	}
-}
-
-func (c *compiler) build(t reflect.Type, d *Decoder) (decFn, error) {
-	switch t {
-	case rawMessageType:
-		return decRaw, nil
-	case numberType:
-		return decNumber, nil
-	}
-	pt := reflect.PointerTo(t)
-	if t.Kind() != reflect.Pointer && pt.Implements(unmarshalerType) {
-		return unmarshalerDec(t), nil
-	}
-	if t.Kind() != reflect.Pointer && pt.Implements(textUnmarshalerType) {
-		return textUnmarshalerDec(t), nil
+	if fn := scalarDec(t.Kind()); fn != nil {
+		return fn, nil
 	}
 	switch t.Kind() {
-	case reflect.Bool:
-		return decBool, nil
-	case reflect.Int:
-		return decInt[int], nil
-	case reflect.Int8:
-		return decInt[int8], nil
-	case reflect.Int16:
-		return decInt[int16], nil
-	case reflect.Int32:
-		return decInt[int32], nil
-	case reflect.Int64:
-		return decInt[int64], nil
-	case reflect.Uint:
-		return decUint[uint], nil
-	case reflect.Uint8:
-		return decUint[uint8], nil
-	case reflect.Uint16:
-		return decUint[uint16], nil
-	case reflect.Uint32:
-		return decUint[uint32], nil
-	case reflect.Uint64:
-		return decUint[uint64], nil
-	case reflect.Uintptr:
-		return decUint[uintptr], nil
-	case reflect.Float32:
-		return decFloat32, nil
-	case reflect.Float64:
-		return decFloat64, nil
-	case reflect.String:
-		return decString, nil
 	case reflect.Interface:
-		if t.NumMethod() != 0 {
-			break
+		if t.NumMethod() == 0 {
+			return decAny, nil
 		}
-		return decAny, nil
 	case reflect.Pointer:
-		e, err := c.compile(t.Elem())
+		e, err := c.pointee(t)
 		if err != nil {
 			return nil, err
 		}
 		return ptrDec(e), nil
 	case reflect.Slice:
-		e, err := c.compile(t.Elem())
+		e, err := c.valueDec(t.Elem())
 		if err != nil {
 			return nil, err
 		}
 		return sliceDec(e), nil
 	case reflect.Array:
-		e, err := c.compile(t.Elem())
+		e, err := c.valueDec(t.Elem())
 		if err != nil {
 			return nil, err
 		}
@@ -189,6 +181,67 @@ func (c *compiler) build(t reflect.Type, d *Decoder) (decFn, error) {
 	return nil, &Error{Msg: "unsupported type " + t.String()}
 }
 
-// valueDec compiles t for a value position: a struct field, an element or a
-// map value.
-func (c *compiler) valueDec(t reflect.Type) (*Decoder, error) { return c.compile(t) }
+// pointee compiles the element of pointer type t. A named pointer type has
+// no methods, and encoding/json looks for them on it, not on *Elem: its
+// element is decoded by kind unless it is itself a pointer.
+func (c *compiler) pointee(t reflect.Type) (*Decoder, error) {
+	e := t.Elem()
+	return c.compileMode(e, t.Name() != "" && hasDecodeMethods(e))
+}
+
+// special returns the decoder of the types encoding/json treats apart, or
+// nil.
+func special(t reflect.Type, noMethods bool) decFn {
+	if t == numberType {
+		return decNumber
+	}
+	if noMethods || t.Kind() == reflect.Pointer {
+		return nil
+	}
+	pt := reflect.PointerTo(t)
+	switch {
+	case t == rawMessageType:
+		return decRaw
+	case pt.Implements(unmarshalerType):
+		return unmarshalerDec(t)
+	case pt.Implements(textUnmarshalerType):
+		return textUnmarshalerDec(t)
+	}
+	return nil
+}
+
+func scalarDec(k reflect.Kind) decFn {
+	switch k {
+	case reflect.Bool:
+		return decBool
+	case reflect.Int:
+		return decInt[int]
+	case reflect.Int8:
+		return decInt[int8]
+	case reflect.Int16:
+		return decInt[int16]
+	case reflect.Int32:
+		return decInt[int32]
+	case reflect.Int64:
+		return decInt[int64]
+	case reflect.Uint:
+		return decUint[uint]
+	case reflect.Uint8:
+		return decUint[uint8]
+	case reflect.Uint16:
+		return decUint[uint16]
+	case reflect.Uint32:
+		return decUint[uint32]
+	case reflect.Uint64:
+		return decUint[uint64]
+	case reflect.Uintptr:
+		return decUint[uintptr]
+	case reflect.Float32:
+		return decFloat32
+	case reflect.Float64:
+		return decFloat64
+	case reflect.String:
+		return decString
+	}
+	return nil
+}

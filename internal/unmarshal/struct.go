@@ -1,9 +1,6 @@
 package unmarshal
 
 import (
-	"github.com/jetrpc/jetrpc/internal/jsontag"
-	"reflect"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -104,97 +101,4 @@ func appendFolded(out, in []byte) []byte {
 		i += n
 	}
 	return out
-}
-
-type candidate struct {
-	Field
-	typ    reflect.Type
-	depth  int
-	tagged bool
-}
-
-// structFields lists the JSON members of struct t with encoding/json's
-// rules: tags, "-", unexported fields skipped, embedded structs flattened,
-// and a name kept at its shallowest depth (ties: the tagged one, else none).
-func (c *compiler) structFields(t reflect.Type) ([]Field, error) {
-	var cands []candidate
-	if err := collect(t, 0, 0, &cands); err != nil {
-		return nil, err
-	}
-	var fields []Field
-	for k, f := range cands {
-		if !dominant(cands, k) {
-			continue
-		}
-		d, err := c.compile(f.typ)
-		if err != nil {
-			return nil, err
-		}
-		f.Decoder = d
-		f.fold = appendFolded(nil, []byte(f.Name))
-		fields = append(fields, f.Field)
-	}
-	return fields, nil
-}
-
-func dominant(cands []candidate, k int) bool {
-	f := cands[k]
-	for j, g := range cands {
-		if j == k || g.Name != f.Name {
-			continue
-		}
-		if g.depth < f.depth || (g.depth == f.depth && (g.tagged || !f.tagged)) {
-			return false
-		}
-	}
-	return true
-}
-
-func collect(t reflect.Type, off uintptr, depth int, out *[]candidate) error {
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		ft := sf.Type
-		if sf.Anonymous {
-			et := ft
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if !sf.IsExported() && et.Kind() != reflect.Struct {
-				continue
-			}
-		} else if !sf.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if jsontag.HasOpt(opts, "string") {
-			return &Error{Msg: "unsupported ,string option on field " + sf.Name}
-		}
-		if !jsontag.Valid(name) {
-			name = ""
-		}
-		if name == "" && sf.Anonymous {
-			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
-				return &Error{Msg: "unsupported embedded pointer " + sf.Name}
-			}
-			if ft.Kind() == reflect.Struct {
-				if err := collect(ft, off+sf.Offset, depth+1, out); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		tagged := name != ""
-		if name == "" {
-			name = sf.Name
-		}
-		*out = append(*out, candidate{
-			Field: Field{Name: name, Offset: off + sf.Offset},
-			typ:   ft, depth: depth, tagged: tagged,
-		})
-	}
-	return nil
 }
