@@ -110,4 +110,17 @@
 // sends close 1001 (going away), waits at most a second for the client's
 // close frame and closes the connection. HTTPServer.Shutdown waits for
 // WebSocket connections like for HTTP requests.
+//
+// # Health, drain and shared ports
+//
+// The HTTP servers answer GET and HEAD of /healthz (alive: 200) and /readyz
+// (ready: 200, or 503 once draining), paths set by Options.HealthPath and
+// ReadyPath. Shutdown first drains the Options.Health, then keeps serving
+// for Options.DrainDelay so that a load balancer that health-checks /readyz
+// stops sending; calls made meanwhile are answered, HTTP ones with
+// "Connection: close". Then the listeners close, the calls in flight are
+// answered and the connections close, as above. Servers that share one
+// Health (a TCP Server beside an HTTPServer) drain together. Listen with
+// ListenOptions.ReusePort (SO_REUSEPORT) lets several processes on one
+// host serve one port.
 package netserver

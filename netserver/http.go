@@ -31,7 +31,9 @@ import (
 //     send to their Peer during the call is one "data:" event; the stream
 //     ends when every call is answered (204 when none is due);
 //   - GET /ws with the WebSocket upgrade headers upgrades the connection
-//     (see ws.go for the endpoint, its bounds and its policy when full).
+//     (see ws.go for the endpoint, its bounds and its policy when full);
+//   - GET or HEAD of the health endpoints (Options.HealthPath, ReadyPath;
+//     /healthz and /readyz by default) answers the probe (see Health).
 //
 // Each request runs on its own fasthttp worker goroutine, so a slow call
 // blocks nobody else. Handler contexts derive from the engine's context and
@@ -50,13 +52,16 @@ type HTTPServer struct {
 	ws     connSet // open WebSocket connections (see ws.go)
 	lim    limits
 	ping   time.Duration // WebSocket keep-alive
+	health healthPaths
+	drain  time.Duration // Options.DrainDelay
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
 // defaults). Of Options it uses MaxMessage, MaxConns (concurrent
 // connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
-	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery}
+	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery,
+		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay()}
 	if idle := s.lim.idleTimeout; idle > 0 && idle/2 < s.ping {
 		s.ping = idle / 2
 	}
@@ -88,12 +93,15 @@ func (s *HTTPServer) Serve(ln net.Listener) error {
 	return err
 }
 
-// Shutdown stops the server gracefully: it closes the listeners and the idle
+// Shutdown stops the server gracefully: it drains the Health (the
+// readiness endpoint answers 503) and goes on serving for
+// Options.DrainDelay; then it closes the listeners and the idle
 // connections, and waits for the requests in flight to be answered (their
 // responses say "Connection: close"). If ctx ends first, it cancels the
 // handlers' contexts, closes every connection and returns ctx.Err(); the
 // remaining goroutines exit as their handlers return.
 func (s *HTTPServer) Shutdown(ctx context.Context) error {
+	s.health.h.waitDrain(ctx, s.drain)
 	s.mu.Lock()
 	s.closed = true
 	lns := s.lns
@@ -140,6 +148,9 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 		tooLarge(ctx)
 		return
 	}
+	if !s.health.h.Ready() { // draining: let keep-alive clients go elsewhere
+		ctx.SetConnectionClose()
+	}
 	if hasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
 		s.serveSSE(ctx, body)
 		return
@@ -160,6 +171,9 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 	if isWS(ctx) {
 		s.serveWS(ctx)
+		return
+	}
+	if s.health.serveFast(ctx) {
 		return
 	}
 	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed), fasthttp.StatusMethodNotAllowed)

@@ -14,16 +14,18 @@ import (
 // the response as application/json, or 204 and an empty body when no
 // response is due; a body over Options.MaxMessage gets 413; other methods
 // get 405 with "Allow: POST" (GET /ws too: unlike HTTPServer, HTTPHandler
-// does not serve WebSocket). A POST whose Accept header includes
-// text/event-stream gets a stream of Server-Sent Events as from HTTPServer.
-// Of Options it uses MaxMessage and MaxPending (the unwritten events of one
-// stream) only: timeouts and connection limits belong to the http.Server.
+// does not serve WebSocket), except GET and HEAD of the health endpoints. A
+// POST whose Accept header includes text/event-stream gets a stream of
+// Server-Sent Events as from HTTPServer. Of Options it uses MaxMessage,
+// MaxPending (the unwritten events of one stream), HealthPath, ReadyPath and
+// Health only: timeouts, connection limits and the drain (call Health.Drain,
+// wait, then http.Server.Shutdown) belong to the http.Server.
 //
 // Handler contexts derive from the request's context, so a call is cancelled
 // when its client goes away (and, through http.Server.BaseContext, when the
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
-	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts)}
+	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts), health: newHealthPaths(opts, opts.health())}
 }
 
 // stdHandler is the net/http adapter.
@@ -31,6 +33,7 @@ type stdHandler struct {
 	e       *dispatch.Engine
 	max     int64
 	lim     limits
+	health  healthPaths
 	in, out pool.Buffers
 }
 
@@ -54,6 +57,9 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.in.Put(in)
 	if !h.readBody(w, r, in) {
 		return
+	}
+	if !h.health.h.Ready() { // draining: let keep-alive clients go elsewhere
+		w.Header().Set("Connection", "close")
 	}
 	if wantsEventStream(r.Header) {
 		h.serveSSE(w, r, in.B)
@@ -105,7 +111,10 @@ func stdError(w http.ResponseWriter, status int) {
 }
 
 // serveNotPost answers every request whose method is not POST.
-func (h *stdHandler) serveNotPost(w http.ResponseWriter, _ *http.Request) {
+func (h *stdHandler) serveNotPost(w http.ResponseWriter, r *http.Request) {
+	if h.health.serveStd(w, r) {
+		return
+	}
 	w.Header().Set("Allow", http.MethodPost)
 	stdError(w, http.StatusMethodNotAllowed)
 }

@@ -43,6 +43,26 @@ type Options struct {
 	// Nothing is ever written to stdout.
 	Logger *slog.Logger
 
+	// HealthPath and ReadyPath are the health endpoints of the HTTP
+	// servers (HTTPServer and HTTPHandler): a GET or HEAD of HealthPath
+	// answers 200 while the server serves (liveness); of ReadyPath 200 until
+	// the server drains, then 503 (readiness). Defaults "/healthz" and
+	// "/readyz"; "-" turns one off. A POST to them is a JSON-RPC call as on
+	// any path.
+	HealthPath, ReadyPath string
+	// Health is the state the endpoints report and Shutdown drains (nil:
+	// the server's own). Share one between servers (TCP, HTTP, an admin
+	// listener) to drain them together.
+	Health *Health
+	// DrainDelay is how long Shutdown keeps serving after it drains the
+	// Health (ReadyPath answers 503) before it closes the listeners, so that
+	// a load balancer can notice and stop sending (default 0: none). Calls
+	// made meanwhile are answered as usual; HTTP responses then carry
+	// "Connection: close", so keep-alive clients reconnect elsewhere. With a
+	// shared Health the delay counts from its first Drain. Shutdown's
+	// context bounds it too.
+	DrainDelay time.Duration
+
 	// Observer sees the connections opened and closed, by transport, and
 	// the ones refused or dropped (default none; see Observer, and package
 	// metrics for Prometheus).
@@ -88,6 +108,16 @@ func (o *Options) idleTimeout() time.Duration {
 
 func (o *Options) writeTimeout() time.Duration {
 	return timeout(o.or().WriteTimeout, DefaultWriteTimeout)
+}
+
+func (o *Options) drainDelay() time.Duration { return max(o.or().DrainDelay, 0) }
+
+// health returns the shared Health, or a new one of the server's own.
+func (o *Options) health() *Health {
+	if h := o.or().Health; h != nil {
+		return h
+	}
+	return new(Health)
 }
 
 func (o *Options) logger() *slog.Logger {

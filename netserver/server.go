@@ -31,6 +31,8 @@ type Server struct {
 	closed    bool
 	listeners map[net.Listener]struct{}
 	conns     connSet // TCP connections and ServeStdio calls
+	health    *Health
+	drain     time.Duration // Options.DrainDelay
 
 	// testHookRelease, when set, is called (under c.mu) each time an idle
 	// connection gives its buffers back.
@@ -49,6 +51,8 @@ func New(e *dispatch.Engine, opts *Options) *Server {
 		idleRelease: idleRelease,
 		listeners:   make(map[net.Listener]struct{}),
 		conns:       connSet{max: opts.maxConns()},
+		health:      opts.health(),
+		drain:       opts.drainDelay(),
 	}
 	s.tooLargeData = appendTooLargeData(nil, s.maxMessage)
 	return s
@@ -126,17 +130,20 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// Shutdown stops the server gracefully: it closes the listeners, stops
-// reading on every connection (frames received but not yet started are
-// dropped), lets the calls in flight finish and write their responses,
-// closes the connections and waits for every goroutine of the server. If ctx
-// ends first, it cancels the handlers' contexts, closes every connection and
-// returns ctx.Err(); the remaining goroutines exit as their handlers return.
+// Shutdown stops the server gracefully: it drains the Health and goes on
+// serving for Options.DrainDelay (see there); then it closes the listeners,
+// stops reading on every connection (frames received but not yet started
+// are dropped), lets the calls in flight finish and write their responses,
+// closes the connections and waits for every goroutine of the server. If
+// ctx ends first, it cancels the handlers' contexts, closes every connection
+// and returns ctx.Err(); the remaining goroutines exit as their handlers
+// return.
 //
 // A stdio connection whose reader can take neither a read deadline nor be
 // closed (a blocking os.Stdin) cannot be interrupted: Shutdown then waits for
 // its next read to return, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.health.waitDrain(ctx, s.drain)
 	s.mu.Lock()
 	s.closed = true
 	for ln := range s.listeners {
