@@ -49,6 +49,8 @@ type Engine struct {
 	mws     []Middleware
 	table   table
 
+	onFreeze []FreezeHook // Freeze's hooks (describe.go)
+
 	states  sync.Pool
 	workers *pool.Workers
 	ctx     context.Context
@@ -160,7 +162,7 @@ func (e *Engine) Freeze() {
 		return
 	}
 	ms := make([]*method, 0, len(e.methods))
-	for _, m := range e.methods {
+	for _, m := range e.withHooks() {
 		h := m.Handler
 		for i := len(e.mws) - 1; i >= 0; i-- {
 			h = e.mws[i](m.Name, h)
