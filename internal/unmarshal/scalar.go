@@ -84,11 +84,9 @@ func decInt[T signed](data []byte, i int, p unsafe.Pointer, _ int) (int, error) 
 	if !ok {
 		return j, err
 	}
-	n, perr := strconv.ParseInt(b2s(data[i:j]), 10, 64)
-	if perr != nil || int64(T(n)) != n {
+	if !setInt[T](b2s(data[i:j]), p) {
 		return 0, typeErr("number "+string(data[i:j])+" is not a representable integer", i)
 	}
-	*(*T)(p) = T(n)
 	return j, nil
 }
 
@@ -97,11 +95,9 @@ func decUint[T unsigned](data []byte, i int, p unsafe.Pointer, _ int) (int, erro
 	if !ok {
 		return j, err
 	}
-	n, perr := strconv.ParseUint(b2s(data[i:j]), 10, 64)
-	if perr != nil || uint64(T(n)) != n {
+	if !setUint[T](b2s(data[i:j]), p) {
 		return 0, typeErr("number "+string(data[i:j])+" is not a representable unsigned integer", i)
 	}
-	*(*T)(p) = T(n)
 	return j, nil
 }
 
@@ -110,11 +106,9 @@ func decFloat64(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	if !ok {
 		return j, err
 	}
-	f, perr := strconv.ParseFloat(b2s(data[i:j]), 64)
-	if perr != nil {
+	if !setFloat64(b2s(data[i:j]), p) {
 		return 0, typeErr("number "+string(data[i:j])+" overflows float64", i)
 	}
-	*(*float64)(p) = f
 	return j, nil
 }
 
@@ -123,12 +117,50 @@ func decFloat32(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	if !ok {
 		return j, err
 	}
-	f, perr := strconv.ParseFloat(b2s(data[i:j]), 32)
-	if perr != nil {
+	if !setFloat32(b2s(data[i:j]), p) {
 		return 0, typeErr("number "+string(data[i:j])+" overflows float32", i)
 	}
-	*(*float32)(p) = float32(f)
 	return j, nil
+}
+
+// The setters parse s with strconv as encoding/json does (the number's
+// syntax is checked before, except under ",string") and store it at p;
+// false means s does not fit.
+
+func setInt[T signed](s string, p unsafe.Pointer) bool {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || int64(T(n)) != n {
+		return false
+	}
+	*(*T)(p) = T(n)
+	return true
+}
+
+func setUint[T unsigned](s string, p unsafe.Pointer) bool {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || uint64(T(n)) != n {
+		return false
+	}
+	*(*T)(p) = T(n)
+	return true
+}
+
+func setFloat64(s string, p unsafe.Pointer) bool {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
+	}
+	*(*float64)(p) = f
+	return true
+}
+
+func setFloat32(s string, p unsafe.Pointer) bool {
+	f, err := strconv.ParseFloat(s, 32)
+	if err != nil {
+		return false
+	}
+	*(*float32)(p) = float32(f)
+	return true
 }
 
 // quoted checks the string at data[i] and returns its unescaped content;
