@@ -79,6 +79,8 @@ func boxPtr(typ, p unsafe.Pointer) any {
 	return x
 }
 
+// unmarshalerDec calls UnmarshalJSON with the value's bytes, null included
+// (they alias data: the method must copy what it keeps).
 func unmarshalerDec(t reflect.Type) decFn {
 	typ := ifaceMaker(t)
 	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
@@ -94,22 +96,29 @@ func unmarshalerDec(t reflect.Type) decFn {
 	}
 }
 
+// textUnmarshalerDec calls UnmarshalText with a string's content (which may
+// alias data: the method must copy what it keeps, as its contract says).
+// null leaves the value alone, except that a slice or map is set to nil as
+// encoding/json does.
 func textUnmarshalerDec(t reflect.Type) decFn {
 	typ := ifaceMaker(t)
+	zeroOnNull := t.Kind() == reflect.Slice || t.Kind() == reflect.Map
+	zero := zeroFn(t)
 	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
 		switch data[i] {
 		case '"':
 		case 'n':
-			return null(data, i)
+			j, err := null(data, i)
+			if err == nil && zeroOnNull {
+				zero(p)
+			}
+			return j, err
 		default:
 			return mismatch(data, i, t.String())
 		}
-		s, j, plain, err := quoted(data, i)
+		s, j, _, err := quoted(data, i)
 		if err != nil {
 			return 0, err
-		}
-		if plain {
-			s = append([]byte(nil), s...)
 		}
 		u := boxPtr(typ, p).(encoding.TextUnmarshaler)
 		if err := u.UnmarshalText(s); err != nil {
