@@ -17,7 +17,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/pending"
@@ -95,8 +94,9 @@ func (p *Peer) NotifyRaw(ctx context.Context, method string, params []byte) erro
 	return err
 }
 
-// Notify sends a notification with params marshalled by sonic (nil leaves
-// params out).
+// Notify sends a notification with params encoded as encoding/json would
+// (nil leaves params out); see client.Client.Call for the codecs and their
+// sonic fallback.
 func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 	raw, err := rpcmsg.MarshalParams(params, ErrPeerParams)
 	if err != nil {
@@ -105,17 +105,20 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 	return p.NotifyRaw(ctx, method, raw)
 }
 
-// Call calls method on the peer with params marshalled by sonic and
-// unmarshals the result into result (unless nil). An error response is
-// returned as an *Error.
+// Call calls method on the peer with params encoded as for Notify and
+// decodes the result into result (a non-nil pointer, or nil to discard it)
+// with encoding/json's semantics, by the decoder compiled once for its type
+// (sonic for a type that decoder does not support, as in client.Client.Call).
+// An error response is returned as an *Error; a result that does not fit is
+// a decoding error.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := rpcmsg.MarshalParams(params, ErrPeerParams)
 	if err != nil {
 		return err
 	}
 	res, err := p.CallRaw(ctx, nil, method, raw)
-	if err == nil && result != nil {
-		err = sonic.Unmarshal(res, result)
+	if err == nil {
+		err = rpcmsg.DecodeResult(res, result)
 	}
 	return err
 }

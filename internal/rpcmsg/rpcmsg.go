@@ -1,32 +1,17 @@
 // Package rpcmsg holds the small pieces both ends of a connection need when
-// they send calls and read the answers: params marshalling and checking, and
-// turning a received error object into an *encode.Error. The client and the
-// server's peer (dispatch.Peer) share them.
+// they send calls and read the answers: Go params encoded into a request
+// and Go results decoded (codec.go, through internal/marshal and
+// internal/unmarshal), params checked, and a received error object turned
+// into an *encode.Error. The client and the server's peer (dispatch.Peer)
+// share them.
 package rpcmsg
 
 import (
 	"bytes"
 
-	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
 )
-
-// MarshalParams marshals params with sonic; nil (and anything that marshals
-// to null) leaves params out. bad is returned for a scalar.
-func MarshalParams(params any, bad error) ([]byte, error) {
-	if params == nil {
-		return nil, nil
-	}
-	raw, err := sonic.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	if string(raw) == "null" {
-		return nil, nil
-	}
-	return raw, CheckParams(raw, bad)
-}
 
 // CheckParams returns bad unless params is empty or starts like an array or
 // an object (after whitespace).
