@@ -82,4 +82,73 @@ func TestCallRawAllocsHTTP(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
+	args, r := &subArgs{42, 23}, 0
+	typed := func() { err = c.Call(ctx, "subtract", args, &r) }
+	if n := testing.AllocsPerRun(1000, typed); n != 0 || err != nil || r != 19 {
+		t.Errorf("Call over HTTP allocates %v times per call (client and server), want 0 (%d, %v)", n, r, err)
+	}
+}
+
+// TestCallAllocs: Call with params passed by pointer allocates only what
+// the caller's result needs: nothing for a number, the string for a struct
+// of one string (echo sends the params back). Over TCP the count includes
+// the server's side (both run in this process: the demo methods are raw
+// and allocate nothing), over stdio it is the client's alone.
+func TestCallAllocs(t *testing.T) {
+	checkGoroutines(t)
+	s := startTCP(t)
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := func(name string, c *client.Client) {
+		t.Helper()
+		for _, ctx := range []context.Context{context.Background(), cancellable} {
+			args, in := &subArgs{42, 23}, &text{"héllo"}
+			var n int
+			var out text
+			var err error
+			sub := func() { err = c.Call(ctx, "subtract", args, &n) }
+			echo := func() { err = c.Call(ctx, "echo", in, &out) }
+			for range 100 {
+				sub()
+				echo()
+			}
+			if a := testing.AllocsPerRun(1000, sub); a != 0 {
+				t.Errorf("%s: Call subtract allocates %v times per call, want 0", name, a)
+			}
+			if err != nil || n != 19 {
+				t.Errorf("%s: Call subtract = %d, %v", name, n, err)
+			}
+			if a := testing.AllocsPerRun(1000, echo); a != 1 {
+				t.Errorf("%s: Call echo {s} allocates %v times per call, want 1 (the string)", name, a)
+			}
+			if err != nil || out != *in {
+				t.Errorf("%s: Call echo = %+v, %v", name, out, err)
+			}
+		}
+	}
+	for _, kind := range []frame.Kind{frame.NDJSON, frame.Header, frame.Len32} {
+		f("tcp-"+kind.String(), dialTCP(t, s.addr, &client.Options{Framing: kind}))
+	}
+	c, _ := startStdio(t, frame.Header, nil)
+	f("stdio-header", c)
+}
+
+// TestNotifyAllocs: Notify with params passed by pointer allocates nothing
+// (client side, stdio).
+func TestNotifyAllocs(t *testing.T) {
+	checkGoroutines(t)
+	c, _ := startStdio(t, frame.Header, nil)
+	ctx := context.Background()
+	args := &[2]int{1, 2}
+	var err error
+	notify := func() { err = c.Notify(ctx, "notify_sum", args) }
+	for range 100 {
+		notify()
+	}
+	if a := testing.AllocsPerRun(1000, notify); a != 0 {
+		t.Errorf("Notify allocates %v times per call, want 0", a)
+	}
+	if err != nil {
+		t.Error(err)
+	}
 }

@@ -5,24 +5,25 @@ import (
 	"context"
 	"errors"
 
-	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 )
 
 // Batch collects calls and notifications to send as one JSON-RPC batch.
 // Create it with Client.NewBatch, add to it, then Send it once. A Batch is
 // not safe for concurrent use.
 type Batch struct {
-	c     *Client
-	items []batchItem
-	err   error // the first params that could not be marshalled
-	sent  bool
+	c      *Client
+	items  []batchItem
+	params []byte // the items' params, encoded when added, one after another
+	err    error  // the first params that could not be encoded
+	sent   bool
 }
 
 type batchItem struct {
-	method string
-	params []byte
-	call   *BatchCall // nil for a notification
+	method     string
+	start, end int        // params[start:end] are the item's params
+	call       *BatchCall // nil for a notification
 }
 
 // BatchCall is one call of a Batch. Its result or error is set when Send
@@ -35,7 +36,7 @@ type BatchCall struct {
 
 // Err returns the call's error once Send has returned: an *encode.Error for
 // a JSON-RPC error response, the error of Send when the batch failed as a
-// whole, or the error of unmarshalling the result.
+// whole, or the error of decoding the result (as for Client.Call).
 func (bc *BatchCall) Err() error { return bc.err }
 
 // Raw returns the call's raw JSON result once Send has returned (nil after
@@ -45,9 +46,11 @@ func (bc *BatchCall) Raw() []byte { return bc.raw }
 // NewBatch returns an empty batch for c.
 func (c *Client) NewBatch() *Batch { return &Batch{c: c} }
 
-// Call adds a call of method with params (marshalled as for Client.Call).
-// After Send, its result is unmarshalled into result (a pointer, or nil to
-// keep only Raw) and its error is the BatchCall's Err.
+// Call adds a call of method with params, encoded now as Client.Call
+// encodes them (into a buffer of the batch: changing params afterwards
+// changes nothing). After Send, the result is decoded into result as
+// Client.Call decodes it (result is a non-nil pointer, or nil to keep only
+// Raw) and its error is the BatchCall's Err.
 func (b *Batch) Call(method string, params, result any) *BatchCall {
 	bc := &BatchCall{result: result}
 	b.add(method, params, bc)
@@ -58,11 +61,12 @@ func (b *Batch) Call(method string, params, result any) *BatchCall {
 func (b *Batch) Notify(method string, params any) { b.add(method, params, nil) }
 
 func (b *Batch) add(method string, params any, bc *BatchCall) {
-	raw, err := marshalParams(params)
-	if err != nil && b.err == nil {
+	start := len(b.params)
+	var err error
+	if b.params, err = rpcmsg.AppendParams(b.params, params, ErrParams); err != nil && b.err == nil {
 		b.err = err
 	}
-	b.items = append(b.items, batchItem{method: method, params: raw, call: bc})
+	b.items = append(b.items, batchItem{method: method, start: start, end: len(b.params), call: bc})
 }
 
 // Len returns the number of calls and notifications in b.
@@ -126,9 +130,7 @@ func (b *Batch) Send(ctx context.Context) error {
 		if bc.err == nil {
 			bc.raw = bytes.Clone(p.Res)
 			p.buf = p.Res[:0]
-			if bc.result != nil {
-				bc.err = sonic.Unmarshal(bc.raw, bc.result)
-			}
+			bc.err = rpcmsg.DecodeResult(bc.raw, bc.result)
 		}
 		putCall(p)
 	}
@@ -161,11 +163,12 @@ func (b *Batch) send(ctx context.Context, ps []*call, ids []uint64) error {
 		i := 0
 		for _, it := range b.items {
 			m.b = encode.AppendBatchSep(m.b, start)
+			params := b.params[it.start:it.end]
 			if it.call == nil {
-				m.b = encode.AppendNotification(m.b, it.method, it.params)
+				m.b = encode.AppendNotification(m.b, it.method, params)
 				continue
 			}
-			m.b = encode.AppendRequest(m.b, ps[i].idBytes(), it.method, it.params)
+			m.b = encode.AppendRequest(m.b, ps[i].idBytes(), it.method, params)
 			i++
 		}
 		m.b = encode.AppendBatchEnd(m.b)

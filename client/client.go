@@ -15,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bytedance/sonic"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/pending"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
@@ -58,6 +57,9 @@ type transport interface {
 	// On a stream, send may return before the bytes are written by
 	// another goroutine; a write error then closes the client.
 	send(ctx context.Context, m *outMsg, ids []uint64) error
+	// abort drops the message appended since begin, which is not sent
+	// (its params could not be encoded), and releases what begin took.
+	abort(m *outMsg)
 	// close closes the connection after a short grace for queued bytes.
 	close() error
 	// stream reports whether the server can send messages of its own (and
@@ -107,7 +109,7 @@ func (c *Client) CallRaw(ctx context.Context, dst []byte, method string, params 
 	}
 	p := c.getCall()
 	p.Dst = dst
-	err := c.do(ctx, p, method, params)
+	err := c.do(ctx, p, method, params, nil)
 	if err == nil {
 		err = p.Err
 	}
@@ -119,14 +121,38 @@ func (c *Client) CallRaw(ctx context.Context, dst []byte, method string, params 
 	return res, nil
 }
 
-// Call calls method and unmarshals the result into result (a pointer, or
-// nil to discard it). params is marshalled with sonic; nil leaves params
-// out, anything else must marshal to a JSON array or object (a struct, a
-// map, a slice). A JSON-RPC error response is returned as an *encode.Error
-// (use errors.As); see CallRaw for contexts.
+// Call calls method with params and decodes the result into result.
+//
+// params is encoded into the request as encoding/json would encode it (HTML
+// escaping off), by an encoder compiled once per type; nil, and a value
+// that encodes to null, leaves params out; anything else must encode to a
+// JSON array or object (a struct, a map, a slice, an array), else Call
+// returns ErrParams. Pass a pointer (&v): a value that is not one is boxed
+// by the caller. result is nil (the result is discarded) or a non-nil
+// pointer, into which the result is decoded with encoding/json's semantics
+// by a decoder compiled once per type; strings and slices in it are the
+// caller's own (they do not alias any buffer of the client). Any other
+// result is a *json.InvalidUnmarshalError before anything is sent. A type
+// the compiled codecs do not support falls back to sonic (see below).
+//
+// With struct params passed by pointer and a result of numbers, bools and
+// structs of them, Call allocates nothing in steady state on a stream (and
+// over HTTP with a context that cannot be cancelled); a string or slice in
+// the result costs its own allocation.
+//
+// A JSON-RPC error response is returned as an *encode.Error (use
+// errors.As); a result that does not fit result is a decoding error (not an
+// *encode.Error); see CallRaw for contexts.
+//
+// Fallback: a type that the compiled codecs reject goes to sonic (its
+// Marshal or Unmarshal) for that type, decided once. For params that is a
+// type holding chan, func, complex or unsafe.Pointer values or maps with
+// keys other than strings, integers and TextMarshalers, which sonic refuses
+// as well (an error); for results a type using the ",string" option, an
+// embedded pointer to a struct or a non-empty interface, which sonic
+// decodes.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	raw, err := marshalParams(params)
-	if err != nil {
+	if err := rpcmsg.CheckResult(result); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -134,29 +160,23 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	}
 	p := c.getCall()
 	p.Dst = p.buf[:0]
-	err = c.do(ctx, p, method, raw)
+	err := c.do(ctx, p, method, nil, params)
 	if err == nil {
 		err = p.Err
 	}
 	if err == nil {
 		p.buf = p.Res[:0]
-		if result != nil {
-			err = sonic.Unmarshal(p.Res, result)
-		}
+		err = rpcmsg.DecodeResult(p.Res, result)
 	}
 	putCall(p)
 	return err
 }
 
-// Notify sends a notification: method with params (marshalled as for Call).
-// On a stream it returns once the message is queued for writing; a later
-// write error closes the client. Over HTTP it returns when the server has
-// accepted the POST.
+// Notify sends a notification: method with params (encoded as by Call,
+// straight into the outgoing message). On a stream it returns once the
+// message is queued for writing; a later write error closes the client.
+// Over HTTP it returns when the server has accepted the POST.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	raw, err := marshalParams(params)
-	if err != nil {
-		return err
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -164,7 +184,10 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	m.b = encode.AppendNotification(m.b, method, raw)
+	if m.b, err = rpcmsg.AppendNotification(m.b, method, params, ErrParams); err != nil {
+		c.t.abort(m)
+		return err
+	}
 	return c.t.send(ctx, m, nil)
 }
 
@@ -185,10 +208,11 @@ func (c *Client) Close() error {
 	return c.closeErr
 }
 
-// do sends the call p and waits for its answer. When it returns nil, p.Res
-// or p.Err holds the answer; otherwise p is no longer pending. Either way
-// nobody else touches p afterwards.
-func (c *Client) do(ctx context.Context, p *call, method string, params []byte) error {
+// do sends the call p and waits for its answer. The params are raw, or
+// when params is not nil encoded from it straight into the message. When do
+// returns nil, p.Res or p.Err holds the answer; otherwise p is no longer
+// pending. Either way nobody else touches p afterwards.
+func (c *Client) do(ctx context.Context, p *call, method string, raw []byte, params any) error {
 	if err := c.register(p); err != nil {
 		return err
 	}
@@ -197,7 +221,13 @@ func (c *Client) do(ctx context.Context, p *call, method string, params []byte) 
 		c.settle(p)
 		return err
 	}
-	m.b = encode.AppendRequest(m.b, p.idBytes(), method, params)
+	if params == nil {
+		m.b = encode.AppendRequest(m.b, p.idBytes(), method, raw)
+	} else if m.b, err = rpcmsg.AppendRequest(m.b, p.idBytes(), method, params, ErrParams); err != nil {
+		c.t.abort(m)
+		c.settle(p)
+		return err
+	}
 	if err := c.t.send(ctx, m, p.ids[:]); err != nil {
 		c.settle(p)
 		return err
@@ -230,10 +260,6 @@ func (c *Client) sendCancel(id []byte) {
 	m.b = encode.AppendNotification(m.b, "$/cancelRequest", params)
 	c.t.send(context.Background(), m, nil)
 }
-
-// marshalParams marshals params with sonic; nil (and anything that
-// marshals to null) leaves params out; a scalar is ErrParams.
-func marshalParams(params any) ([]byte, error) { return rpcmsg.MarshalParams(params, ErrParams) }
 
 // checkParams checks that params is empty or starts like an array or an
 // object.

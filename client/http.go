@@ -113,6 +113,8 @@ func (t *httpTransport) begin() (*outMsg, error) {
 	return m, nil
 }
 
+func (t *httpTransport) abort(m *outMsg) { t.putBuf(m) }
+
 func (t *httpTransport) putBuf(m *outMsg) {
 	if cap(m.b) <= maxKeptOut {
 		t.bufs.Put(m)

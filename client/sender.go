@@ -75,6 +75,12 @@ func (s *sender) begin() (*outMsg, error) {
 	return m, nil
 }
 
+// abort drops the frame begun by begin and releases mu.
+func (s *sender) abort(m *outMsg) {
+	m.b = m.b[:m.mark]
+	s.mu.Unlock()
+}
+
 // closedErr is the error of a message that cannot be sent any more.
 func (s *sender) closedErr(writeErr error) error {
 	if err := s.c.closedErr(); err != nil {
