@@ -48,12 +48,15 @@ func (c *compactor) ws() {
 
 // next skips whitespace and returns the next byte, 0 at the end.
 func (c *compactor) next() byte {
-	if c.i < len(c.src) && c.src[c.i] > ' ' {
-		return c.src[c.i]
+	if c.i < len(c.src) {
+		if b := c.src[c.i]; b > ' ' {
+			return b
+		}
 	}
 	return c.nextSlow()
 }
 
+//go:noinline
 func (c *compactor) nextSlow() byte {
 	if c.ws(); c.i < len(c.src) {
 		return c.src[c.i]

@@ -2,6 +2,7 @@ package marshal
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -106,6 +107,18 @@ func TestEmbedded(t *testing.T) {
 		*time.Location
 		time.Duration
 	}{nil, 5}))
+	seven := MyInt(7)
+	f(ptr(struct {
+		*MyInt
+		fmt.Stringer
+		error
+		*inner `json:"pi"`
+	}{&seven, time.Second, nil, nil}))
+	f(ptr(struct {
+		*MyInt
+		fmt.Stringer
+		Inner `json:"in,omitzero"`
+	}{}))
 }
 
 type quotedT struct {
