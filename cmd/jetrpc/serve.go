@@ -4,7 +4,9 @@ package main
 // problem is a usage error, exit 2); listen binds the listeners and prints
 // one "listening" line for each (a failure is a runtime error, exit 1);
 // server.run serves until a signal, the end of stdin (--stdio) or a failure,
-// then shuts down gracefully.
+// then shuts down gracefully: on a signal it first drains for --drain
+// (/readyz 503, still serving), then the public servers shut down, then the
+// admin listener. The operations flags are in serve_ops.go.
 
 import (
 	"context"
@@ -14,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -38,6 +41,7 @@ type serveConfig struct {
 	maxBatch   int
 	maxConns   int
 	limits     limitFlags
+	ops        opsFlags
 }
 
 // limitFlags are the flags of the limits beyond the original ones. A
@@ -123,15 +127,29 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	case err != nil:
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	e := dispatch.New(cfg.limits.engineOptions(dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers, Logger: log}))
-	defer e.Close()
-	if err := demo.Register(e); err != nil {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.ops.level}))
+	obs, err := newObservability(&cfg.ops, log, stdout)
+	if err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
 		return 1
 	}
-	s := newServer(e, cfg, log)
-	if err := s.listen(cfg, stderr); err != nil {
+	e := dispatch.New(cfg.limits.engineOptions(dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers,
+		Logger: log, Observer: obs.observer()}))
+	defer e.Close()
+	for _, mw := range obs.use {
+		if err = e.Use(mw); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = demo.Register(e)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "jetrpc serve:", err)
+		return 1
+	}
+	s := newServer(e, cfg, log, obs)
+	if err := s.listen(ctx, cfg, stderr); err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
 		return 1
 	}
@@ -154,6 +172,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
+	cfg.ops.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -186,15 +205,18 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 			return fmt.Errorf("--%s %d: must be at least %d", c.name, c.v, c.min)
 		}
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if cfg.stdio { // listeners only when asked for explicitly
-		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 		cfg.tcp, cfg.http = keepIf(given["tcp"], cfg.tcp), keepIf(given["http"], cfg.http)
 	}
 	if err := checkAddr("tcp", cfg.tcp); err != nil {
 		return err
 	}
-	return checkAddr("http", cfg.http)
+	if err := checkAddr("http", cfg.http); err != nil {
+		return err
+	}
+	return cfg.ops.check(given, cfg.stdio)
 }
 
 func keepIf(keep bool, s string) string {
@@ -221,52 +243,71 @@ func checkAddr(flagName, addr string) error {
 
 // server is the running "jetrpc serve".
 type server struct {
-	log   *slog.Logger
-	raw   *netserver.Server     // TCP and stdio; nil if neither
-	http  *netserver.HTTPServer // nil without --http
-	stdio bool
-	tcpLn net.Listener
-	webLn net.Listener
+	log     *slog.Logger
+	raw     *netserver.Server     // TCP and stdio; nil if neither
+	http    *netserver.HTTPServer // nil without --http
+	admin   *http.Server          // nil without --admin
+	obs     *observability
+	health  *netserver.Health // /readyz of the HTTP and admin listeners
+	drain   time.Duration
+	stdio   bool
+	tcpLn   net.Listener
+	webLn   net.Listener
+	adminLn net.Listener
 }
 
-func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger) *server {
-	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns, Logger: log})
-	s := &server{log: log, stdio: cfg.stdio}
+func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *observability) *server {
+	s := &server{log: log, obs: obs, health: new(netserver.Health), drain: cfg.ops.drain, stdio: cfg.stdio}
+	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
+		Logger: log, Observer: obs.conns, Health: s.health})
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
 	}
 	if cfg.http != "" {
 		s.http = netserver.NewHTTP(e, opts)
 	}
+	if cfg.ops.admin != "" {
+		s.admin = newAdmin(s.health, obs.reg, log)
+	}
 	return s
 }
 
-// listen binds the listeners asked for and prints "listening tcp ADDR" and
-// "listening http ADDR" with the bound addresses.
-func (s *server) listen(cfg *serveConfig, stderr io.Writer) error {
-	var err error
-	if cfg.tcp != "" {
-		if s.tcpLn, err = net.Listen("tcp", cfg.tcp); err != nil {
-			return fmt.Errorf("--tcp: %v", err)
+// listen binds the listeners asked for and prints "listening tcp ADDR",
+// "listening http ADDR" and "listening admin ADDR" with the bound
+// addresses.
+func (s *server) listen(ctx context.Context, cfg *serveConfig, stderr io.Writer) error {
+	lo := &netserver.ListenOptions{ReusePort: cfg.ops.reusePort}
+	for _, l := range []struct {
+		name, addr string
+		ln         *net.Listener
+		opts       *netserver.ListenOptions
+	}{{"tcp", cfg.tcp, &s.tcpLn, lo}, {"http", cfg.http, &s.webLn, lo}, {"admin", cfg.ops.admin, &s.adminLn, nil}} {
+		if l.addr == "" {
+			continue
 		}
-		fmt.Fprintf(stderr, "listening tcp %s\n", s.tcpLn.Addr())
-	}
-	if cfg.http != "" {
-		if s.webLn, err = net.Listen("tcp", cfg.http); err != nil {
-			if s.tcpLn != nil {
-				s.tcpLn.Close()
-			}
-			return fmt.Errorf("--http: %v", err)
+		ln, err := netserver.Listen(ctx, l.addr, l.opts)
+		if err != nil {
+			s.closeListeners()
+			return fmt.Errorf("--%s: %v", l.name, err)
 		}
-		fmt.Fprintf(stderr, "listening http %s\n", s.webLn.Addr())
+		*l.ln = ln
+		fmt.Fprintf(stderr, "listening %s %s\n", l.name, ln.Addr())
 	}
 	return nil
+}
+
+func (s *server) closeListeners() {
+	for _, ln := range []net.Listener{s.tcpLn, s.webLn, s.adminLn} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
 }
 
 // run serves until ctx is cancelled (exit 0), stdin ends with --stdio (exit
 // 0) or a server fails (exit 1), then shuts down.
 func (s *server) run(ctx context.Context, stdin io.Reader, stdout io.Writer) int {
-	done := make(chan error, 3) // one per serving goroutine
+	done := make(chan error, 4) // one per serving goroutine
 	n := 0
 	start := func(serve func() error) {
 		n++
@@ -281,9 +322,17 @@ func (s *server) run(ctx context.Context, stdin io.Reader, stdout io.Writer) int
 	if s.stdio {
 		start(func() error { return s.raw.ServeStdio(interruptible(stdin), stdout) })
 	}
+	if s.adminLn != nil {
+		start(func() error { return s.admin.Serve(s.adminLn) })
+	}
 	code := 0
 	select {
 	case <-ctx.Done():
+		if s.drain > 0 {
+			s.log.Info("draining", "for", s.drain)
+			s.health.Drain()
+			time.Sleep(s.drain) // a second signal ends the process at once (main)
+		}
 		s.log.Info("shutting down")
 	case err := <-done: // nil: stdin ended
 		n--
@@ -294,6 +343,7 @@ func (s *server) run(ctx context.Context, stdin io.Reader, stdout io.Writer) int
 	}
 	s.shutdown()
 	s.wait(done, n)
+	s.stopped()
 	return code
 }
 
@@ -330,6 +380,23 @@ func (s *server) shutdown() {
 		stop("http", s.http.Shutdown)
 	}
 	wg.Wait()
+	if s.admin != nil { // last: /metrics and /readyz answer while the others drain
+		if err := s.admin.Shutdown(ctx); err != nil {
+			s.admin.Close()
+		}
+	}
+	s.obs.close(ctx, s.log)
+}
+
+// stopped logs the last line, with the calls handled when metrics count
+// them (deploy/rolling-restart.sh checks them against its clients').
+func (s *server) stopped() {
+	if s.obs.reg == nil {
+		s.log.Info("stopped")
+		return
+	}
+	calls, _ := callsTotal(s.obs.reg)
+	s.log.Info("stopped", "calls", int64(calls))
 }
 
 // wait waits, briefly, for the n serving goroutines still running to return.
@@ -338,7 +405,7 @@ func (s *server) wait(done <-chan error, n int) {
 	for ; n > 0; n-- {
 		select {
 		case err := <-done:
-			if err != nil && !errors.Is(err, netserver.ErrServerClosed) {
+			if err != nil && !errors.Is(err, netserver.ErrServerClosed) && !errors.Is(err, http.ErrServerClosed) {
 				s.log.Warn("server stopped", "err", err)
 			}
 		case <-timeout:
