@@ -44,16 +44,18 @@
 // does not allocate), arrays, slices and pointers of them when dst has
 // capacity. A MarshalJSON or MarshalText call allocates what the method
 // allocates, nothing more (its result is compacted or escaped straight
-// into dst). A map costs a few allocations (see mapEnc), one string per
-// integer or TextMarshaler key more. A pointer-shaped dynamic value behind
+// into dst). A map costs a few allocations (see mapEnc), and up to one
+// string per integer or TextMarshaler key more. A pointer-shaped dynamic value behind
 // an interface, such as a map, costs one word. An omitzero field of a
 // non-addressable value (a map value) whose IsZero has a pointer receiver
 // costs a copy of the field.
 //
 // Compile fails with an *Error for a type that contains chan, func,
-// complex or unsafe.Pointer types, or maps with keys other than strings,
-// integers and TextMarshalers, wherever they sit (encoding/json fails on
-// them too, but only when it meets one: a nil []chan int is null there).
+// complex or unsafe.Pointer types without MarshalJSON or MarshalText
+// methods, or maps with keys other than strings, integers and
+// TextMarshalers, wherever they sit (encoding/json fails on them too, but
+// only when it meets one: a nil []chan int is null there). Append fails for
+// such a type met as the dynamic type of an interface.
 //
 // Nesting deeper than maxDepth pointers and slices (a pointer cycle) is an
 // *Error instead of a stack overflow.

@@ -113,12 +113,30 @@ func TestKinds(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestUnsupported(t *testing.T) {
-	for _, v := range []any{make(chan int), func() {}, complex(1, 2), struct{ C chan int }{}} {
+	for _, v := range []any{make(chan int), func() {}, complex(1, 2), struct{ C chan int }{},
+		map[bool]int{}, map[[2]int]int{}, map[any]int{}, map[float64]int{}, []struct{ F func() }{},
+		map[string]struct {
+			ptrM
+			C chan int
+		}{}} {
 		if _, err := Compile(reflect.TypeOf(v)); err == nil {
 			t.Errorf("Compile(%T): no error", v)
 		}
 	}
+	for _, v := range []any{chanM(nil), struct {
+		ptrM
+		C chan int
+	}{}} {
+		if _, err := Compile(reflect.TypeOf(v)); err != nil {
+			t.Errorf("Compile(%T): %v", v, err)
+		}
+	}
 }
+
+// chanM is a chan type with MarshalJSON: encoded by the method.
+type chanM chan int
+
+func (chanM) MarshalJSON() ([]byte, error) { return []byte("1"), nil }
 
 func TestTypeMismatch(t *testing.T) {
 	e, _ := CompileFor[int]()
