@@ -3,11 +3,14 @@
 # benchmark at a time, so that a slow minute on a shared machine lands on
 # every client alike rather than on the ten samples of one; then benchstat,
 # clients as columns. Raw results in $OUT.txt, tables in $OUT.stat (default
-# /tmp/client-bench). About 8 minutes on 2 cores.
+# /tmp/client-bench). About 12 minutes on 2 cores. BENCH narrows the run to
+# some sub-benchmarks (a -test.bench pattern, default all of BenchmarkClient),
+# e.g. BENCH='^BenchmarkClient$/^transport=(tcp|http|ws)$/'.
 set -euo pipefail
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/client-bench}
 COUNT=${COUNT:-10}
+BENCH=${BENCH:-^BenchmarkClient$}
 command -v benchstat >/dev/null || go install golang.org/x/perf/cmd/benchstat@latest
 BENCHSTAT=$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")
 
@@ -17,7 +20,7 @@ trap 'rm -rf "$dir"' EXIT
 go test -c -o "$dir/peers.test" .
 : > "$OUT.txt"
 for _ in $(seq "$COUNT"); do
-	JETRPC_BIN="$dir/jetrpc" "$dir/peers.test" -test.run '^$' -test.bench '^BenchmarkClient$' \
+	JETRPC_BIN="$dir/jetrpc" "$dir/peers.test" -test.run '^$' -test.bench "$BENCH" \
 		-test.benchmem -test.count=1 -test.timeout=30m >> "$OUT.txt"
 done
 "$BENCHSTAT" -col /client -row /transport,/case "$OUT.txt" | tee "$OUT.stat"

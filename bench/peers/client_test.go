@@ -24,11 +24,17 @@ package peers_test
 //     text message and the answer message read on a bare fasthttp/websocket
 //     connection; tcp and ws, one call at a time), callraw (jetrpc CallRaw:
 //     raw params, raw result appended to a reused buffer), call (jetrpc
-//     Call: Go params marshalled by sonic, the result unmarshalled into a
+//     Call: Go params, a value boxed by the call, the result decoded into a
 //     reused json.RawMessage), geth (go-ethereum rpc.Client.CallContext: Go
 //     args marshalled by encoding/json, the result into a reused
-//     json.RawMessage; over ws rpc.DialWebsocket). call and geth do the
-//     same work.
+//     json.RawMessage; over ws rpc.DialWebsocket), typed (jetrpc Call the
+//     way a user writes it: params a pointer to a Go struct, the result
+//     decoded into a reused Go value, an int for subtract and a struct for
+//     echo), geth-typed (geth's CallContext with the same Go result and its
+//     args by position, as geth sends them). call and geth do the same
+//     work, and so do typed and geth-typed (except that subtract's params
+//     go by name for typed, {"minuend":42,"subtrahend":23}, by position
+//     for geth-typed).
 //
 // client_bench.sh runs it the way BENCHMARKS.md reports it: ten passes of
 // -count=1, so that a slow minute of a shared machine falls on every
@@ -78,14 +84,22 @@ type largeObject struct {
 	Note string `json:"note"`
 }
 
-// rpcCase is one call as each client sends it; all three put the same
-// params on the wire (geth sends its args as an array).
+// subArgs are subtract's params by name, the typed row's params.
+type subArgs struct {
+	Minuend    int `json:"minuend"`
+	Subtrahend int `json:"subtrahend"`
+}
+
+// rpcCase is one call as each client sends it; all put the same params on
+// the wire (geth sends its args as an array), but for typed subtract's.
 type rpcCase struct {
 	name, method string
-	raw          []byte // CallRaw's params
-	typed        any    // Call's params
-	args         []any  // geth's args
-	want         string // the result, compared as JSON
+	raw          []byte     // CallRaw's params
+	typed        any        // Call's params, a value
+	params       any        // the typed row's params, a pointer
+	args         []any      // geth's args
+	result       func() any // a new pointer to the typed rows' Go result
+	want         string     // the result, compared as JSON
 }
 
 func rpcCases(tb testing.TB) []rpcCase {
@@ -103,8 +117,10 @@ func rpcCases(tb testing.TB) []rpcCase {
 	}
 	echo := "[" + string(large.Params) + "]"
 	return []rpcCase{
-		{"subtract", "subtract", []byte(`[42,23]`), [2]int{42, 23}, []any{42, 23}, `19`},
-		{"echo", "echo", []byte(echo), [1]largeObject{obj}, []any{obj}, echo},
+		{"subtract", "subtract", []byte(`[42,23]`), [2]int{42, 23}, &subArgs{42, 23}, []any{42, 23},
+			func() any { return new(int) }, `19`},
+		{"echo", "echo", []byte(echo), [1]largeObject{obj}, &[1]largeObject{obj}, []any{obj},
+			func() any { return new([1]largeObject) }, echo},
 	}
 }
 
@@ -117,6 +133,28 @@ type dialed struct {
 	caller   func(c rpcCase) caller
 	close    func()
 	response bool // the caller returns the whole response, not the result
+	// check, for a client whose caller decodes into a Go value and returns
+	// no bytes, makes one call and returns its result encoded as JSON.
+	check func(c rpcCase) ([]byte, error)
+}
+
+// typedDialed is a client that decodes each result into a Go value (a new
+// rc.result per caller).
+func typedDialed(call func(rc rpcCase, res any) error, close func()) dialed {
+	return dialed{
+		caller: func(rc rpcCase) caller {
+			res := rc.result()
+			return func() ([]byte, error) { return nil, call(rc, res) }
+		},
+		close: close,
+		check: func(rc rpcCase) ([]byte, error) {
+			res := rc.result()
+			if err := call(rc, res); err != nil {
+				return nil, err
+			}
+			return json.Marshal(res)
+		},
+	}
 }
 
 // clientKind dials one client over transport "tcp", "http" or "ws". A
@@ -165,7 +203,7 @@ var clientKinds = []clientKind{
 			tb.Fatal(err)
 		}
 		r := bufio.NewReader(conn)
-		return dialed{func(rc rpcCase) caller {
+		return dialed{caller: func(rc rpcCase) caller {
 			req := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + rc.method + `","params":` + string(rc.raw) + "}\n")
 			return func() ([]byte, error) {
 				if _, err := conn.Write(req); err != nil {
@@ -173,56 +211,71 @@ var clientKinds = []clientKind{
 				}
 				return r.ReadSlice('\n')
 			}
-		}, func() { conn.Close() }, true}
+		}, close: func() { conn.Close() }, response: true}
 	}},
 	{"callraw", false, func(tb testing.TB, transport string, s *childServer) dialed {
 		c := dialJetrpc(tb, transport, s)
-		return dialed{func(rc rpcCase) caller {
+		return dialed{caller: func(rc rpcCase) caller {
 			dst := make([]byte, 0, 2048)
 			return func() (res []byte, err error) {
 				dst, err = c.CallRaw(bg, dst[:0], rc.method, rc.raw)
 				return dst, err
 			}
-		}, func() { c.Close() }, false}
+		}, close: func() { c.Close() }}
 	}},
 	{"call", false, func(tb testing.TB, transport string, s *childServer) dialed {
 		c := dialJetrpc(tb, transport, s)
-		return dialed{func(rc rpcCase) caller {
+		return dialed{caller: func(rc rpcCase) caller {
 			var res json.RawMessage
 			return func() ([]byte, error) { return res, c.Call(bg, rc.method, rc.typed, &res) }
-		}, func() { c.Close() }, false}
+		}, close: func() { c.Close() }}
 	}},
 	{"geth", false, func(tb testing.TB, transport string, s *childServer) dialed {
-		var g *rpc.Client
-		closeAll := func() { g.Close() }
-		switch transport {
-		case "http":
-			var err error
-			if g, err = rpc.DialHTTP("http://" + s.http + "/"); err != nil {
-				tb.Fatal(err)
-			}
-		case "ws":
-			var err error
-			if g, err = rpc.DialWebsocket(bg, wsURL(s), ""); err != nil {
-				tb.Fatal(err)
-			}
-		default:
-			conn, err := net.Dial("tcp", s.tcp)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			if g, err = rpc.DialIO(bg, conn, conn); err != nil {
-				tb.Fatal(err)
-			}
-			// DialIO's Close waits for the read loop and does not close
-			// the stream: close the connection first.
-			closeAll = func() { conn.Close(); g.Close() }
-		}
-		return dialed{func(rc rpcCase) caller {
+		g, closeAll := dialGeth(tb, transport, s)
+		return dialed{caller: func(rc rpcCase) caller {
 			var res json.RawMessage
 			return func() ([]byte, error) { return res, g.CallContext(bg, &res, rc.method, rc.args...) }
-		}, closeAll, false}
+		}, close: closeAll}
 	}},
+	{"typed", false, func(tb testing.TB, transport string, s *childServer) dialed {
+		c := dialJetrpc(tb, transport, s)
+		return typedDialed(func(rc rpcCase, res any) error {
+			return c.Call(bg, rc.method, rc.params, res)
+		}, func() { c.Close() })
+	}},
+	{"geth-typed", false, func(tb testing.TB, transport string, s *childServer) dialed {
+		g, closeAll := dialGeth(tb, transport, s)
+		return typedDialed(func(rc rpcCase, res any) error {
+			return g.CallContext(bg, res, rc.method, rc.args...)
+		}, closeAll)
+	}},
+}
+
+// dialGeth dials go-ethereum's client and returns it with its close.
+func dialGeth(tb testing.TB, transport string, s *childServer) (*rpc.Client, func()) {
+	var g *rpc.Client
+	var err error
+	switch transport {
+	case "http":
+		g, err = rpc.DialHTTP("http://" + s.http + "/")
+	case "ws":
+		g, err = rpc.DialWebsocket(bg, wsURL(s), "")
+	default:
+		conn, err := net.Dial("tcp", s.tcp)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if g, err = rpc.DialIO(bg, conn, conn); err != nil {
+			tb.Fatal(err)
+		}
+		// DialIO's Close waits for the read loop and does not close the
+		// stream: close the connection first.
+		return g, func() { conn.Close(); g.Close() }
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g, g.Close
 }
 
 // dialWSFloor is the WebSocket floor: the request written as one text
@@ -233,7 +286,7 @@ func dialWSFloor(tb testing.TB, s *childServer) dialed {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return dialed{func(rc rpcCase) caller {
+	return dialed{caller: func(rc rpcCase) caller {
 		req := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + rc.method + `","params":` + string(rc.raw) + "}")
 		buf := make([]byte, 0, 2048)
 		return func() ([]byte, error) {
@@ -259,7 +312,7 @@ func dialWSFloor(tb testing.TB, s *childServer) dialed {
 				}
 			}
 		}
-	}, func() { ws.Close() }, true}
+	}, close: func() { ws.Close() }, response: true}
 }
 
 // warm makes a few calls and checks the last answer.
@@ -269,6 +322,11 @@ func warm(tb testing.TB, d dialed, rc rpcCase) {
 	var err error
 	for range 100 {
 		if res, err = call(); err != nil {
+			tb.Fatalf("%s: %v", rc.name, err)
+		}
+	}
+	if d.check != nil {
+		if res, err = d.check(rc); err != nil {
 			tb.Fatalf("%s: %v", rc.name, err)
 		}
 	}
@@ -289,7 +347,7 @@ func warm(tb testing.TB, d dialed, rc rpcCase) {
 	}
 }
 
-// BenchmarkClient: jetrpc's client (CallRaw, Call) beside go-ethereum's,
+// BenchmarkClient: jetrpc's client (CallRaw, Call, typed) beside go-ethereum's,
 // against one jetrpc server in a child process (see the NOTE at the top).
 func BenchmarkClient(b *testing.B) {
 	s := jetrpcServer(b)
