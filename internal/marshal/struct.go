@@ -75,8 +75,13 @@ func appendFields(dst []byte, fs []structField, p unsafe.Pointer, d int) ([]byte
 	var err error
 	for i := range fs {
 		f := &fs[i]
-		fp := f.at(p)
-		if fp == nil || f.omit != nil && f.omit(fp) {
+		fp := add(p, f.off)
+		if f.ptrs != nil {
+			if fp = f.at(p); fp == nil {
+				continue
+			}
+		}
+		if f.omit != nil && f.omit(fp) {
 			continue
 		}
 		if first {
