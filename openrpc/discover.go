@@ -1,0 +1,77 @@
+package openrpc
+
+import (
+	"context"
+	"sync"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// DiscoverMethod is the method that answers with the document.
+const DiscoverMethod = "rpc.discover"
+
+// Service is the OpenRPC document of one engine's methods, built when the
+// engine freezes, and the "rpc.discover" method that answers with it.
+type Service struct {
+	e    *dispatch.Engine
+	opts Options
+
+	mu  sync.Mutex
+	doc []byte // compact JSON, built at Freeze
+	err error
+	rpc *dispatch.Error // the answer when building failed
+}
+
+// Enable makes e answer "rpc.discover" with the OpenRPC document of the
+// methods registered on it (see Build). The document is built once, when e
+// freezes, and answered from those bytes, so a call costs what a raw
+// handler appending them costs. A document that cannot be built makes
+// rpc.discover answer -32603 with the reason as error.data; check
+// Service.Document at start-up. Enable fails once e is frozen.
+func Enable(e *dispatch.Engine, opts *Options) (*Service, error) {
+	s := &Service{e: e}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if err := e.OnFreeze(s.freeze); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// freeze builds the document from the registered methods and returns the
+// rpc.discover method.
+func (s *Service) freeze(ms []dispatch.Method) []dispatch.Method {
+	doc, err := Build(ms, &s.opts)
+	s.mu.Lock()
+	s.doc, s.err = doc, err
+	if err != nil {
+		s.rpc = dispatch.NewError(encode.CodeInternalError, "", encode.AppendString(nil, err.Error()))
+	}
+	s.mu.Unlock()
+	return []dispatch.Method{{
+		Name:        DiscoverMethod,
+		Handler:     dispatch.HandlerFunc(s.serve),
+		Inline:      true,
+		Summary:     "Returns the OpenRPC document of this service.",
+		Description: "The document describes every method of the service; see https://spec.open-rpc.org.",
+	}}
+}
+
+func (s *Service) serve(_ context.Context, _, dst []byte) ([]byte, error) {
+	if s.rpc != nil {
+		return dst, s.rpc
+	}
+	return append(dst, s.doc...), nil
+}
+
+// Document returns the document (compact JSON; do not modify it),
+// freezing the engine if it is not frozen yet, or the reason it could not
+// be built.
+func (s *Service) Document() ([]byte, error) {
+	s.e.Freeze()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc, s.err
+}
