@@ -1,11 +1,14 @@
 package bench_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/metrics"
+	"github.com/jetrpc/jetrpc/tracing"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // newEngineWith is newEngine with opts and middleware.
@@ -22,9 +25,21 @@ func newEngineWith(tb testing.TB, opts *dispatch.Options, mw ...dispatch.Middlew
 	return e
 }
 
+// tracingSampledOut returns the tracing middleware on an SDK tracer
+// provider that samples nothing out of the calls benchmarked: root spans
+// are never sampled, and a parent's sampled flag decides for the others.
+func tracingSampledOut(tb testing.TB) dispatch.Middleware {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample())))
+	tb.Cleanup(func() { tp.Shutdown(context.Background()) })
+	return tracing.Middleware(&tracing.Options{TracerProvider: tp})
+}
+
 // BenchmarkObserve runs the cases of BenchmarkEngine with observability
-// off (the baseline, the same engine as BenchmarkEngine) and with the
-// Prometheus observer on (package metrics).
+// off (the baseline, the same engine as BenchmarkEngine), with the
+// Prometheus observer on (package metrics), and with tracing on and every
+// trace sampled out (package tracing; no span is exported). tracing-meta
+// is the small call carrying a traceparent in _meta whose sampled flag is
+// off, which adds parsing it.
 func BenchmarkObserve(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchCases(b, newEngine(b)) })
 	b.Run("metrics", func(b *testing.B) {
@@ -33,5 +48,17 @@ func BenchmarkObserve(b *testing.B) {
 			b.Fatal(err)
 		}
 		benchCases(b, newEngineWith(b, &dispatch.Options{Observer: m}))
+	})
+	b.Run("tracing", func(b *testing.B) { benchCases(b, newEngineWith(b, nil, tracingSampledOut(b))) })
+	b.Run("tracing-meta/small", func(b *testing.B) {
+		e := newEngineWith(b, nil, tracingSampledOut(b))
+		msg := []byte(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1,` +
+			`"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"}}`)
+		dst := make([]byte, 0, 4096)
+		b.SetBytes(int64(len(msg)))
+		b.ReportAllocs()
+		for b.Loop() {
+			dst = e.Process(dst[:0], msg)
+		}
 	})
 }

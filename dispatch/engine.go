@@ -64,6 +64,7 @@ type Engine struct {
 
 	obs        Observer       // nil: nothing observed (observe.go)
 	unknownObs MethodObserver // the calls of unknown methods
+	epoch      time.Time      // observed calls are timed from it
 }
 
 // method is a frozen table entry.
@@ -85,6 +86,7 @@ func New(opts *Options) *Engine {
 		callTimeout:  opts.callTimeout(),
 		log:          opts.logger(),
 		obs:          opts.observer(),
+		epoch:        time.Now(),
 		workers: pool.NewWorkers(&pool.WorkersOptions{
 			Max:         opts.maxWorkers(),
 			IdleTimeout: opts.workerIdle(),

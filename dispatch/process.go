@@ -99,14 +99,14 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
 	start := len(dst)
-	var t0 time.Time
+	var t0 time.Duration
 	if md.obs != nil {
-		t0 = beginCall(md.obs, cc)
+		t0 = e.beginCall(md.obs, cc)
 	}
 	if m.Kind == decode.Notification {
 		_, err := e.invoke(md, cc, m.Params, dst) // its result, if any, is dropped
 		if md.obs != nil {
-			endCall(md.obs, cc, t0, err, true)
+			e.endCall(md.obs, cc, t0, err, true)
 		}
 		cc.clear()
 		return dst[:start]
@@ -115,7 +115,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	mark := len(dst)
 	out, err := e.invoke(md, cc, m.Params, dst)
 	if md.obs != nil {
-		endCall(md.obs, cc, t0, err, false)
+		e.endCall(md.obs, cc, t0, err, false)
 	}
 	replied := cc.replied
 	cc.clear()

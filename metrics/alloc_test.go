@@ -17,7 +17,7 @@ func TestProcessAllocs(t *testing.T) {
 		"unknown":     []byte(`{"jsonrpc":"2.0","method":"nope","id":1}`),
 		"invalid":     []byte(`{"jsonrpc":"2.0","method":1,"id":1}`),
 		"parse error": []byte(`{"jsonrpc"`),
-		"error":       []byte(`{"jsonrpc":"2.0","method":"subtract","params":"x","id":1}`),
+		"error":       []byte(`{"jsonrpc":"2.0","method":"subtract","params":{"a":1},"id":1}`),
 	}
 	for _, c := range bench.Cases() {
 		msgs[c.Name] = c.Msg

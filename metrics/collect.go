@@ -17,9 +17,12 @@ var (
 	descInFlight = prometheus.NewDesc("jetrpc_calls_in_flight",
 		"Calls and notifications whose handler is running, by method.",
 		[]string{"method"}, nil)
-	descMessageSize = prometheus.NewDesc("jetrpc_message_size_bytes",
-		"Sizes of the messages processed (direction in: a request or batch; out: its response, when one was due).",
-		[]string{"direction"}, nil)
+	descRequestSize = prometheus.NewDesc("jetrpc_request_size_bytes",
+		"Sizes of the messages processed (a single message or a whole batch).",
+		nil, nil)
+	descResponseBytes = prometheus.NewDesc("jetrpc_response_bytes_total",
+		"Bytes of the responses to the messages processed (framing aside).",
+		nil, nil)
 	descBatch = prometheus.NewDesc("jetrpc_batch_size",
 		"Members of the batches processed.",
 		nil, nil)
@@ -65,7 +68,7 @@ var rejections = []struct {
 
 // Describe sends the descriptors of every metric (prometheus.Collector).
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range [...]*prometheus.Desc{descCalls, descDuration, descInFlight, descMessageSize,
+	for _, d := range [...]*prometheus.Desc{descCalls, descDuration, descInFlight, descRequestSize, descResponseBytes,
 		descBatch, descRejections, descInvalid, descDropped, descPeer, descConnsOpen,
 		descConnsAccepted, descWriteTimeouts} {
 		ch <- d
@@ -73,26 +76,38 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect sends the current values (prometheus.Collector).
+//
+// A method's ok count is the calls ended (its latency histogram's count)
+// less the failed ones, read in the opposite order to End's, so that it is
+// never too low; a failed call between its two adds may count as ok for
+// one scrape, and the ok count exported never goes down (lastOK), so it
+// stays a counter.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
-	methods := append([]*method(nil), m.order...)
-	m.mu.Unlock()
-	for _, md := range methods {
-		var done uint64
-		for i := range md.calls {
-			n := md.calls[i].Load()
-			done += n
-			if n > 0 || i == 0 && md.name != UnknownMethodLabel {
+	defer m.mu.Unlock()
+	for _, md := range m.order {
+		var failed uint64
+		for i := 1; i < len(md.errs); i++ {
+			n := md.errs[i].Load()
+			failed += n
+			if n > 0 {
 				ch <- counter(descCalls, n, md.name, m.labels[i])
 			}
 		}
-		started := md.started.Load()
-		ch <- gauge(descInFlight, float64(started-min(done, started)), md.name)
-		ch <- md.latency.metric(descDuration, md.name)
+		hist, ended := md.latency.metric(descDuration, md.name)
+		started := md.started.Load() // after ended: started >= ended
+		ch <- hist
+		md.lastOK = max(md.lastOK, ended-min(failed, ended))
+		if md.name != UnknownMethodLabel {
+			ch <- counter(descCalls, md.lastOK, md.name, m.labels[0])
+		}
+		ch <- gauge(descInFlight, float64(started-min(ended, started)), md.name)
 	}
-	ch <- m.msgIn.metric(descMessageSize, "in")
-	ch <- m.msgOut.metric(descMessageSize, "out")
-	ch <- m.batch.metric(descBatch)
+	in, _ := m.msgIn.metric(descRequestSize)
+	ch <- in
+	ch <- counter(descResponseBytes, m.msgOut.Load())
+	batch, _ := m.batch.metric(descBatch)
+	ch <- batch
 	for _, r := range rejections {
 		ch <- counter(descRejections, m.rejected(r.isConn, r.ev, r.conn), r.reason)
 	}

@@ -12,7 +12,8 @@
 //	srv := netserver.New(e, &netserver.Options{Observer: m})
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
-// A call costs a few atomic adds: the counters of each method are resolved
+// A call costs a few atomic adds (three, and one more for a failed call;
+// the message three more) and two reads of the monotonic clock: the counters of each method are resolved
 // when the engine freezes its method table, and every unknown method
 // shares the method label "(unknown)", so a client cannot create series.
 // Error codes other than the engine's (and Options.Codes) are counted as
@@ -26,7 +27,8 @@
 // | `jetrpc_calls_total` | counter | `method`, `code` | calls and notifications handled; `code` is `ok`, an engine error code (`-32700`, `-32600`..`-32603`, `-32000`..`-32003`), one of Options.Codes, or `other` |
 // | `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s) |
 // | `jetrpc_calls_in_flight` | gauge | `method` | calls and notifications whose handler is running |
-// | `jetrpc_message_size_bytes` | histogram | `direction` (`in`, `out`) | sizes of the messages processed (a single message or a whole batch) and of their responses, when one was due |
+// | `jetrpc_request_size_bytes` | histogram | | sizes of the messages processed (a single message or a whole batch; 64 B to 16 MiB by powers of four) |
+// | `jetrpc_response_bytes_total` | counter | | bytes of their responses (framing aside) |
 // | `jetrpc_batch_size` | histogram | | members of the batches processed |
 // | `jetrpc_rejections_total` | counter | `reason` | refused by a limit: `overloaded` (all workers busy), `shutting_down`, `batch_too_large` (over MaxBatch), `too_deep` (over MaxDepth), `response_too_large` (a batch member over MaxBatchResponse), `timeout` (over CallTimeout), `message_too_large` (over MaxMessage: a frame, an HTTP body, a WebSocket message), `max_conns` (a TCP connection over MaxConns) |
 // | `jetrpc_invalid_messages_total` | counter | `reason` (`parse_error`, `invalid_request`) | messages that were not JSON, or not a valid Request (each invalid batch member counts) |

@@ -70,13 +70,28 @@ func wantCounters() map[string]float64 {
 		`jetrpc_call_duration_seconds_count{method="get_data"}`:  1,
 		`jetrpc_call_duration_seconds_count{method="update"}`:    1,
 		`jetrpc_call_duration_seconds_count{method="(unknown)"}`: 2,
-		`jetrpc_message_size_bytes_count{direction="in"}`:        float64(len(sequence)),
-		`jetrpc_message_size_bytes_sum{direction="in"}`:          float64(in),
-		`jetrpc_message_size_bytes_count{direction="out"}`:       float64(len(sequence) - 1),
+		`jetrpc_request_size_bytes_count`:                        float64(len(sequence)),
+		`jetrpc_request_size_bytes_sum`:                          float64(in),
 		`jetrpc_batch_size_count`:                                1,
 		`jetrpc_batch_size_sum`:                                  3,
 		`jetrpc_rejections_total{reason="message_too_large"}`:    1,
 	}
+}
+
+// responseBytes is the size of the responses to the sequence, computed by
+// an engine of its own: Process's, or for an event stream the sum of each
+// response ProcessStream emits (a batch's members one by one).
+func responseBytes(t *testing.T, stream bool) int {
+	e := newEngine(t, &dispatch.Options{})
+	n := 0
+	for _, s := range sequence {
+		if stream {
+			e.ProcessStream(context.Background(), []byte(s.msg), func(resp []byte) { n += len(resp) })
+		} else {
+			n += len(e.Process(nil, []byte(s.msg)))
+		}
+	}
+	return n
 }
 
 // transportCase drives one transport: start returns a client for a server
@@ -123,6 +138,7 @@ func TestMetricsEveryTransport(t *testing.T) {
 			c.sendOversized(t)
 			c.close()
 			want := wantCounters()
+			want["jetrpc_response_bytes_total"] = float64(responseBytes(t, tc.name == "sse"))
 			for k, v := range tc.conns {
 				want[k] = v
 			}

@@ -45,8 +45,9 @@ func (h *histogram) observe(v int64) {
 	}
 }
 
-// metric returns the histogram as a constant Prometheus metric.
-func (h *histogram) metric(d *prometheus.Desc, labels ...string) prometheus.Metric {
+// metric returns the histogram as a constant Prometheus metric, and its
+// count.
+func (h *histogram) metric(d *prometheus.Desc, labels ...string) (prometheus.Metric, uint64) {
 	buckets := make(map[float64]uint64, len(h.bounds))
 	var n uint64
 	for i := range h.bounds {
@@ -54,7 +55,7 @@ func (h *histogram) metric(d *prometheus.Desc, labels ...string) prometheus.Metr
 		buckets[h.upper[i]] = n
 	}
 	n += h.counts[len(h.bounds)].Load()
-	return prometheus.MustNewConstHistogram(d, n, float64(h.sum.Load())*h.scale, buckets, labels...)
+	return prometheus.MustNewConstHistogram(d, n, float64(h.sum.Load())*h.scale, buckets, labels...), n
 }
 
 // secondsBounds turns bucket bounds in seconds into nanoseconds.

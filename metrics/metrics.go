@@ -50,9 +50,10 @@ type Metrics struct {
 	methods map[string]*method
 	order   []*method
 
-	msgIn, msgOut, batch *histogram
-	events               [dispatch.NumEvents]atomic.Uint64
-	conns                [netserver.NumTransports][netserver.NumConnEvents]atomic.Uint64
+	msgIn, batch *histogram
+	msgOut       atomic.Uint64 // bytes of the responses
+	events       [dispatch.NumEvents]atomic.Uint64
+	conns        [netserver.NumTransports][netserver.NumConnEvents]atomic.Uint64
 }
 
 var _ interface {
@@ -75,7 +76,6 @@ func New(reg prometheus.Registerer, opts *Options) (*Metrics, error) {
 	m := &Metrics{
 		methods: make(map[string]*method),
 		msgIn:   newHistogram(sizeBounds, 1),
-		msgOut:  newHistogram(sizeBounds, 1),
 		batch:   newHistogram(batchBounds, 1),
 	}
 	buckets := DefaultLatencyBuckets
@@ -117,13 +117,18 @@ func (m *Metrics) codeIndex(code dispatch.Code) int {
 	return len(m.codes) + 1
 }
 
-// method holds the counters of one method.
+// method holds the counters of one method. A call adds to three: started,
+// and the latency histogram's bucket and sum (the histogram's count is the
+// calls ended); a failed call adds to its code's counter too. The calls
+// that succeeded are the ended ones less the failed ones (see Collect).
 type method struct {
 	m       *Metrics
 	name    string
-	started atomic.Uint64   // calls begun; in flight = started - the calls' total
-	calls   []atomic.Uint64 // by code index
+	started atomic.Uint64   // calls begun; in flight = started - ended
+	errs    []atomic.Uint64 // failed calls by code index (0: unused)
 	latency *histogram
+
+	lastOK uint64 // the ok count last collected (under m.mu), which it never goes below
 }
 
 // Method returns the counters of the method name (dispatch.Observer). The
@@ -137,7 +142,7 @@ func (m *Metrics) Method(name string) dispatch.MethodObserver {
 	if md := m.methods[name]; md != nil {
 		return md
 	}
-	md := &method{m: m, name: name, calls: make([]atomic.Uint64, len(m.labels)),
+	md := &method{m: m, name: name, errs: make([]atomic.Uint64, len(m.labels)),
 		latency: newHistogram(m.latency, 1e-9)}
 	m.methods[name] = md
 	m.order = append(m.order, md)
@@ -147,14 +152,14 @@ func (m *Metrics) Method(name string) dispatch.MethodObserver {
 // Begin counts a call in flight (dispatch.MethodObserver).
 func (md *method) Begin(context.Context) { md.started.Add(1) }
 
-// End counts a call by outcome and its latency (dispatch.MethodObserver).
+// End counts a call's latency and, when it failed, its code
+// (dispatch.MethodObserver). The latency is counted first: Collect relies
+// on that order.
 func (md *method) End(_ context.Context, c dispatch.CallEnd) {
-	i := 0
-	if c.Code != 0 {
-		i = md.m.codeIndex(c.Code)
-	}
-	md.calls[i].Add(1)
 	md.latency.observe(int64(c.Duration))
+	if c.Code != 0 {
+		md.errs[md.m.codeIndex(c.Code)].Add(1)
+	}
 }
 
 // Message counts a message's sizes and a batch's members
@@ -162,7 +167,7 @@ func (md *method) End(_ context.Context, c dispatch.CallEnd) {
 func (m *Metrics) Message(in, out, batch int) {
 	m.msgIn.observe(int64(in))
 	if out > 0 {
-		m.msgOut.observe(int64(out))
+		m.msgOut.Add(uint64(out))
 	}
 	if batch > 0 {
 		m.batch.observe(int64(batch))

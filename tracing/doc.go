@@ -1,0 +1,31 @@
+// Package tracing traces a jetrpc engine's calls with OpenTelemetry
+// (go.opentelemetry.io/otel): one server span per call or notification,
+// with the OpenTelemetry semantic conventions for JSON-RPC.
+//
+// [Middleware] returns a dispatch.Middleware; install it with Engine.Use
+// before the engine serves:
+//
+//	e.Use(tracing.Middleware(&tracing.Options{TracerProvider: tp}))
+//
+// Each span is named after the method, of kind server, and carries
+// rpc.system ("jsonrpc"), rpc.method, rpc.jsonrpc.version ("2.0"),
+// rpc.jsonrpc.request_id (the id, without the quotes of a string id; absent
+// for a notification) and, when the handler fails, rpc.jsonrpc.error_code
+// and rpc.jsonrpc.error_message with the span status Error. The handler's
+// context carries the span, so its own spans are children of it.
+//
+// The parent comes from the W3C trace context of the request: the
+// traceparent and tracestate HTTP headers (netserver attaches them to the
+// call's context: see dispatch.Origin), else the "traceparent" and
+// "tracestate" string members of the request's "_meta" object, which is how
+// it travels over TCP, stdio and WebSocket:
+//
+//	{"jsonrpc":"2.0","method":"m","id":1,"_meta":{"traceparent":"00-...-...-01"}}
+//
+// Package client injects the same (see client.WithTracing). A call whose
+// trace is sampled out costs a few small allocations (the span context, the
+// span and the context carrying it); see BenchmarkObserve in bench/.
+//
+// This package is the only one of jetrpc that imports OpenTelemetry, so a
+// program that does not import it links none of it.
+package tracing

@@ -1,0 +1,118 @@
+package tracing
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of the tracer.
+const ScopeName = "github.com/jetrpc/jetrpc/tracing"
+
+// Attribute keys of the OpenTelemetry semantic conventions for JSON-RPC.
+const (
+	KeySystem       = attribute.Key("rpc.system")
+	KeyMethod       = attribute.Key("rpc.method")
+	KeyVersion      = attribute.Key("rpc.jsonrpc.version")
+	KeyRequestID    = attribute.Key("rpc.jsonrpc.request_id")
+	KeyErrorCode    = attribute.Key("rpc.jsonrpc.error_code")
+	KeyErrorMessage = attribute.Key("rpc.jsonrpc.error_message")
+	KeyPeerAddress  = attribute.Key("network.peer.address")
+	KeyTransport    = attribute.Key("jetrpc.transport")
+)
+
+// Options configures Middleware. A nil *Options, and every zero field,
+// means the default.
+type Options struct {
+	// TracerProvider makes the tracer (default otel.GetTracerProvider(),
+	// read when the engine freezes its table).
+	TracerProvider trace.TracerProvider
+}
+
+// Middleware returns middleware that starts a server span for every call
+// and notification of every method (see the package doc).
+func Middleware(opts *Options) dispatch.Middleware {
+	var tp trace.TracerProvider
+	if opts != nil {
+		tp = opts.TracerProvider
+	}
+	return func(method string, next dispatch.Handler) dispatch.Handler {
+		p := tp
+		if p == nil {
+			p = otel.GetTracerProvider()
+		}
+		h := &handler{next: next, name: method, tracer: p.Tracer(ScopeName)}
+		h.start = []trace.SpanStartOption{
+			trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(
+				KeySystem.String("jsonrpc"),
+				KeyMethod.String(method),
+				KeyVersion.String("2.0"),
+			),
+		}
+		return h
+	}
+}
+
+// handler is one method's handler inside its span.
+type handler struct {
+	next   dispatch.Handler
+	name   string
+	tracer trace.Tracer
+	start  []trace.SpanStartOption // kind and the method's attributes, built once
+}
+
+func (h *handler) ServeRPC(ctx context.Context, params, dst []byte) (out []byte, err error) {
+	ctx, span := h.tracer.Start(Extract(ctx), h.name, h.start...)
+	if span.IsRecording() {
+		annotate(ctx, span)
+	}
+	returned := false
+	defer func() {
+		if !returned { // the handler panicked: the engine answers -32603
+			span.SetStatus(codes.Error, "handler panicked")
+			span.SetAttributes(KeyErrorCode.Int(codeInternalError))
+		}
+		span.End()
+	}()
+	out, err = h.next.ServeRPC(ctx, params, dst)
+	returned = true
+	if err != nil && span.IsRecording() {
+		fail(span, err)
+	}
+	return out, err
+}
+
+const codeInternalError = -32603
+
+// annotate sets the attributes of the call itself on a recording span.
+func annotate(ctx context.Context, span trace.Span) {
+	if id := dispatch.RequestID(ctx); len(id) > 0 {
+		if len(id) >= 2 && id[0] == '"' {
+			id = id[1 : len(id)-1]
+		}
+		span.SetAttributes(KeyRequestID.String(string(id)))
+	}
+	if o := dispatch.OriginOf(ctx); o != nil {
+		span.SetAttributes(KeyTransport.String(o.Transport))
+		if o.Remote != nil {
+			span.SetAttributes(KeyPeerAddress.String(o.Remote.String()))
+		}
+	}
+}
+
+// fail records the error response err becomes.
+func fail(span trace.Span, err error) {
+	code := dispatch.CodeOf(err)
+	msg := err.Error()
+	if re, ok := err.(*dispatch.Error); ok {
+		msg = re.Message
+	}
+	span.SetAttributes(KeyErrorCode.Int(int(code)), KeyErrorMessage.String(msg))
+	span.SetStatus(codes.Error, strconv.Itoa(int(code))+" "+msg)
+}
