@@ -151,3 +151,8 @@ func TestMapAllocs(t *testing.T) {
 	allocs[map[string]int](t, members(9, "7"), 9) // reused: the keys only
 	allocs[map[int16]int](t, `{"1":1,"-2":2,"3":3}`, 0)
 }
+
+func TestBytesAllocs(t *testing.T) {
+	allocs[[]byte](t, `"aGVsbG8gd29ybGQ="`, 1)
+	allocs[[]byte](t, `"aGVsbG8gd29ybGQ\u003d"`, 2)
+}

@@ -48,8 +48,10 @@ func (d *Decoder) Fields() []Field { return d.fields }
 
 // Decode decodes the single JSON value data into the value of d's type at p,
 // which must point to such a value (Decode does not check it).
-// Strings, slices and maps it stores own their memory (they do not alias
-// data). null leaves a non-pointer value unchanged.
+// Nothing it stores aliases data (see the package doc). As in
+// encoding/json, null sets a pointer, slice, map or `any` to nil, is given
+// to UnmarshalJSON, is stored by a json.RawMessage, and leaves other values
+// unchanged.
 func (d *Decoder) Decode(data []byte, p unsafe.Pointer) error {
 	i := skipWS(data, 0)
 	if i >= len(data) {

@@ -35,6 +35,15 @@ func (k *intText) UnmarshalText(b []byte) error { *k = intText(len(b)); return n
 
 type strKey string
 
+// bigKey is a TextUnmarshaler key larger than 128 bytes: the map stores it
+// indirectly.
+type bigKey struct {
+	Pad [20]int
+	S   string
+}
+
+func (k *bigKey) UnmarshalText(b []byte) error { k.S, k.Pad[19] = string(b), len(b); return nil }
+
 type big struct {
 	A [20]int
 	S string
@@ -60,6 +69,7 @@ type maps struct {
 	SA  map[string]any             `json:"sa"`
 	SR  map[string]json.RawMessage `json:"sr"`
 	SS  map[string]inner           `json:"ss"`
+	BK2 map[bigKey]*big            `json:"bk2"`
 }
 
 func TestMaps(t *testing.T) {
@@ -79,6 +89,7 @@ func TestMaps(t *testing.T) {
 	ok(`{"sp":{"a":{"x":1},"b":null},"sl":{"a":[1,2],"b":[],"c":null},"sm":{"a":{"b":1},"c":null}}`)
 	ok(`{"sa":{"a":[1,"x",null],"b":{"c":true}},"sr":{"a":[1, 2],"b":null,"c":"s"}}`)
 	ok(`{"ss":{"a":{"x":1},"a":{"s":"y"}}}`) // a duplicate key's value replaces, not merges
+	ok(`{"bk2":{"a":{"S":"x"},"bb":null,"a":{"A":[1]}}}`)
 	bad(`{"si":[]}`)
 	bad(`{"si":"x"}`)
 	bad(`{"si":{"a":"x"}}`)
