@@ -34,6 +34,12 @@ type Config struct {
 	Mix       string // the mix's name, for the report
 	Requests  []load.Request
 	Timeout   time.Duration // give up on calls unanswered for this long
+	// NoWarmup skips the short unmeasured run against each server that
+	// comes before the rounds.
+	NoWarmup bool
+	// Reconnect dials a TCP or WebSocket connection again when the
+	// server closes it (see load.Config.Reconnect).
+	Reconnect bool
 }
 
 // server is one server under load; inProcess servers also get their CPU
@@ -69,6 +75,9 @@ func measure(ctx context.Context, cfg *Config, servers []server, progress io.Wri
 	samples := make([]sample, len(servers))
 	warm := max(min(per/5, time.Second), 100*time.Millisecond)
 	for _, s := range servers {
+		if cfg.NoWarmup {
+			break
+		}
 		if _, err := runOnce(ctx, cfg, s, warm, nil, "warm-up", progress); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -98,7 +107,8 @@ func measure(ctx context.Context, cfg *Config, servers []server, progress io.Wri
 func runOnce(ctx context.Context, cfg *Config, s server, d time.Duration, sum *sample, label string, progress io.Writer) (float64, error) {
 	var done atomic.Int64
 	lc := load.Config{Addr: s.addr, Transport: cfg.Transport, Framing: cfg.Framing, Conns: cfg.Conns,
-		Pipeline: cfg.Pipeline, Duration: d, Requests: cfg.Requests, Timeout: cfg.Timeout, Progress: &done}
+		Pipeline: cfg.Pipeline, Duration: d, Requests: cfg.Requests, Timeout: cfg.Timeout, Progress: &done,
+		Reconnect: cfg.Reconnect}
 	stopProgress := showProgress(progress, s.name+" "+label, &done)
 	runtime.GC() // the previous run's garbage is not this one's
 	before := readUsage()

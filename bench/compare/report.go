@@ -33,10 +33,12 @@ type ServerReport struct {
 	OK            int64     `json:"ok"`
 	Errors        int64     `json:"errors"`
 	Unanswered    int64     `json:"unanswered"`
+	Dropped       int64     `json:"dropped"`    // in flight on a connection the server closed (--reconnect)
+	Reconnects    int64     `json:"reconnects"` // connections dialled again (--reconnect)
 	Mismatched    int64     `json:"mismatched"`
 	Malformed     int64     `json:"malformed"`
 	Notifications int64     `json:"notifications"`
-	Failed        int64     `json:"failed"` // errors+unanswered+mismatched+malformed
+	Failed        int64     `json:"failed"` // errors+unanswered+dropped+mismatched+malformed
 	Elapsed       float64   `json:"elapsed_s"`
 	ReqPerSec     float64   `json:"req_per_s"`
 	RoundReqPerS  []float64 `json:"round_req_per_s"`
@@ -91,7 +93,7 @@ func newReport(cfg *Config, servers []server, samples []sample) *Report {
 func serverReport(s server, sm *sample) ServerReport {
 	done := sm.Done()
 	r := ServerReport{Name: s.name, Addr: s.addr, Requests: done, Calls: sm.Calls, OK: sm.OK, Errors: sm.Errors,
-		Unanswered: sm.Unanswered, Mismatched: sm.Mismatched, Malformed: sm.Malformed,
+		Unanswered: sm.Unanswered, Dropped: sm.Dropped, Reconnects: sm.Reconnects, Mismatched: sm.Mismatched, Malformed: sm.Malformed,
 		Notifications: sm.Notifications, Failed: sm.Failed(), Elapsed: sm.Elapsed.Seconds(),
 		ReqPerSec: math.Round(sm.Rate()), RoundReqPerS: sm.rounds}
 	for j := range r.RoundReqPerS {

@@ -18,6 +18,12 @@
 // (one message per text frame; fasthttp/websocket's Dialer for the
 // handshake, then the same pipelined loop as TCP: see ws.go).
 //
+// With Config.Reconnect a TCP or WebSocket connection that the server
+// closes before the run's bound is dialled again and goes on: its calls in
+// flight count as Dropped (a server that shuts down gracefully answers every
+// call it has read, so these are calls it never read), and Reconnects
+// counts the new connections.
+//
 // Notifications (requests without an id) occupy no slot: over TCP and
 // WebSocket they count as done once written (nothing comes back to wait
 // for); over HTTP each one waits for its 204.

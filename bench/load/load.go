@@ -34,6 +34,12 @@ type Config struct {
 	// Progress, when set, is advanced by the requests settled (answered or
 	// sent notifications), for a live display.
 	Progress *atomic.Int64
+	// Reconnect (TCP and WS): when a connection ends before the run's
+	// bound (the server closed it, say while it restarts), its calls in
+	// flight count as Dropped and it is dialled again, for up to Timeout,
+	// and the run goes on. Without it the connection's worker stops and
+	// its calls count as Unanswered.
+	Reconnect bool
 }
 
 // Result is what a run measured.
@@ -168,6 +174,50 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Elapsed = time.Duration(last.Load())
 	return res, nil
+}
+
+// pastBound reports whether the run's bound (its Duration or Count) is hit.
+func (r *run) pastBound() bool {
+	return r.deadline > 0 && r.now() >= r.deadline || r.bounded && r.left.Load() <= 0
+}
+
+// keepGoing runs serve on c until it returns; with Reconnect, each time a
+// connection ends before the run's bound, it counts the calls in flight as
+// dropped, opens the next connection with dial (retrying for up to
+// Timeout) and serves that one.
+func keepGoing[C any](ctx context.Context, r *run, w *window, c C, dial func(context.Context) (C, error),
+	serve func(context.Context, C, *window) error) error {
+	for {
+		err := serve(ctx, c, w)
+		if err == nil || !r.cfg.Reconnect || ctx.Err() != nil {
+			return err
+		}
+		w.drop()
+		if r.pastBound() {
+			return err
+		}
+		if c, err = redial(ctx, r.cfg.Timeout, dial); err != nil {
+			return err
+		}
+		w.counts.Reconnects++
+	}
+}
+
+// redial calls dial until it succeeds, ctx ends or timeout has passed,
+// waiting a little longer after each failure.
+func redial[C any](ctx context.Context, timeout time.Duration, dial func(context.Context) (C, error)) (C, error) {
+	give := time.Now().Add(timeout)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		c, err := dial(ctx)
+		if err == nil || time.Now().After(give) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return c, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // windowSize is the calls one worker keeps in flight: HTTP workers each

@@ -26,16 +26,22 @@ func (r *run) dialTCP(ctx context.Context) ([]func(context.Context, *window) err
 		}
 		conns = append(conns, c)
 	}
+	dial := func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", r.cfg.Addr) }
 	workers := make([]func(context.Context, *window) error, len(conns))
 	for i, c := range conns {
 		workers[i] = func(ctx context.Context, w *window) error {
-			defer c.Close()
-			stop := context.AfterFunc(ctx, func() { c.Close() })
-			defer stop()
-			return r.pipeLoop(newTCPConn(c, r.cfg.Framing), w)
+			return keepGoing(ctx, r, w, c, dial, r.serveTCP)
 		}
 	}
 	return workers, nil
+}
+
+// serveTCP runs the pipelined loop on c until it ends, then closes c.
+func (r *run) serveTCP(ctx context.Context, c net.Conn, w *window) error {
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	return r.pipeLoop(newTCPConn(c, r.cfg.Framing), w)
 }
 
 // tcpConn is one TCP connection of a run (a pipe).

@@ -18,6 +18,8 @@ type Counts struct {
 	OK            int64 // calls answered with results only
 	Errors        int64 // calls answered, with at least one error response
 	Unanswered    int64 // calls still waiting when the run ended
+	Dropped       int64 // calls in flight on a connection that ended (Reconnect)
+	Reconnects    int64 // connections opened again after one ended (Reconnect)
 	Mismatched    int64 // responses whose id matches no call in flight (or one twice)
 	Malformed     int64 // answers that are not JSON-RPC responses
 	BytesOut      int64 // request bytes written (without framing)
@@ -25,7 +27,9 @@ type Counts struct {
 }
 
 // Failed is the calls or answers that went wrong.
-func (c *Counts) Failed() int64 { return c.Errors + c.Unanswered + c.Mismatched + c.Malformed }
+func (c *Counts) Failed() int64 {
+	return c.Errors + c.Unanswered + c.Dropped + c.Mismatched + c.Malformed
+}
 
 // Add adds o to c.
 func (c *Counts) Add(o *Counts) {
@@ -35,6 +39,8 @@ func (c *Counts) Add(o *Counts) {
 	c.OK += o.OK
 	c.Errors += o.Errors
 	c.Unanswered += o.Unanswered
+	c.Dropped += o.Dropped
+	c.Reconnects += o.Reconnects
 	c.Mismatched += o.Mismatched
 	c.Malformed += o.Malformed
 	c.BytesOut += o.BytesOut
@@ -145,14 +151,23 @@ func (w *window) settle(rawID []byte, isErr bool, now int64) {
 
 // finish counts the calls still in flight as unanswered and frees their
 // slots.
-func (w *window) finish() {
+func (w *window) finish() { w.counts.Unanswered += w.release() }
+
+// drop counts the calls still in flight as dropped (their connection
+// ended) and frees their slots.
+func (w *window) drop() { w.counts.Dropped += w.release() }
+
+// release frees the slots of the calls in flight and returns how many.
+func (w *window) release() int64 {
+	var n int64
 	for i := range w.slots {
 		if w.slots[i].active {
 			w.slots[i].active = false
 			w.free = append(w.free, i)
-			w.counts.Unanswered++
+			n++
 		}
 	}
+	return n
 }
 
 // parseID reads an id this generator made: decimal digits, maybe quoted.

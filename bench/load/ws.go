@@ -67,17 +67,23 @@ func (r *run) dialWS(ctx context.Context) ([]func(context.Context, *window) erro
 		}
 		conns = append(conns, c)
 	}
+	dial := func(ctx context.Context) (*wsConn, error) { return dialWSConn(ctx, url, r.cfg.Timeout) }
 	workers := make([]func(context.Context, *window) error, len(conns))
 	for i, c := range conns {
 		workers[i] = func(ctx context.Context, w *window) error {
-			stop := context.AfterFunc(ctx, func() { c.nc.Close() })
-			defer stop()
-			err := r.pipeLoop(c, w)
-			c.close(err == nil)
-			return err
+			return keepGoing(ctx, r, w, c, dial, r.serveWS)
 		}
 	}
 	return workers, nil
+}
+
+// serveWS runs the pipelined loop on c until it ends, then closes c.
+func (r *run) serveWS(ctx context.Context, c *wsConn, w *window) error {
+	stop := context.AfterFunc(ctx, func() { c.nc.Close() })
+	defer stop()
+	err := r.pipeLoop(c, w)
+	c.close(err == nil)
+	return err
 }
 
 // wsConn is one WebSocket connection after the handshake.

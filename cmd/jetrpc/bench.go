@@ -46,8 +46,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	for _, s := range rep.Servers {
 		if s.Failed > 0 {
-			fmt.Fprintf(stderr, "jetrpc bench: %s: %d calls or answers went wrong (errors %d, unanswered %d, mismatched %d, malformed %d)\n",
-				s.Name, s.Failed, s.Errors, s.Unanswered, s.Mismatched, s.Malformed)
+			fmt.Fprintf(stderr, "jetrpc bench: %s: %d calls or answers went wrong (errors %d, unanswered %d, dropped %d, mismatched %d, malformed %d)\n",
+				s.Name, s.Failed, s.Errors, s.Unanswered, s.Dropped, s.Mismatched, s.Malformed)
 		}
 		if s.OK == 0 && s.Notifications == 0 {
 			return 1
@@ -77,6 +77,7 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	cfg := &benchConfig{}
 	c := &cfg.Config
 	var framing string
+	var warmup bool
 	fs.StringVar(&c.Target, "target", "", "measure the server at `ADDR` instead of in-process jetrpc and baseline servers\n(host:port; for ws the HTTP listener, path /ws, or a ws:// URL)")
 	fs.StringVar(&c.Transport, "transport", "tcp", "tcp, http or ws (WebSocket, GET /ws on the HTTP listener)")
 	fs.StringVar(&framing, "framing", "ndjson", "TCP framing: ndjson, header or len32")
@@ -87,6 +88,8 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.StringVar(&c.Mix, "mix", "small", `requests: cases of `+strings.Join(load.CaseNames(), ", ")+`, or all, with optional weights ("small=8,batch10=1")`)
 	fs.StringVar(&cfg.requests, "requests", "", "read the requests from `FILE`, one per line, instead of --mix")
 	fs.DurationVar(&c.Timeout, "timeout", 5*time.Second, "give up on calls unanswered for this long")
+	fs.BoolVar(&c.Reconnect, "reconnect", false, "tcp, ws: dial a connection again when the server closes it, and go on\n(its calls in flight count as dropped)")
+	fs.BoolVar(&warmup, "warmup", true, "run a short unmeasured warm-up against each server first")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
 	fs.StringVar(&cfg.svg, "svg", "", "also write a bar chart of req/s to `FILE`")
 	fs.Usage = func() {
@@ -103,6 +106,10 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return fail("unexpected arguments %q", fs.Args())
+	}
+	c.NoWarmup = !warmup
+	if c.Reconnect && c.Transport == load.HTTP {
+		return fail("--reconnect: for tcp and ws (an HTTP client reconnects by itself)")
 	}
 	var err error
 	if c.Framing, err = frame.ParseKind(framing); err != nil || c.Framing == frame.Auto {

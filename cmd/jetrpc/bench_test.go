@@ -41,7 +41,7 @@ func TestBenchJSON(t *testing.T) {
 			Name                                                           string
 			Addr                                                           string
 			Requests, Calls, OK, Errors, Unanswered, Mismatched, Malformed int64
-			Notifications, Failed                                          int64
+			Dropped, Reconnects, Notifications, Failed                     int64
 			Elapsed                                                        float64            `json:"elapsed_s"`
 			ReqPerSec                                                      float64            `json:"req_per_s"`
 			Rounds                                                         []float64          `json:"round_req_per_s"`
@@ -123,5 +123,67 @@ func TestBenchTarget(t *testing.T) {
 	out := stdout.String()
 	if !strings.Contains(out, "target") || strings.Contains(out, "jetrpc/baseline") || !strings.Contains(out, "mix file") {
 		t.Errorf("table:\n%s", out)
+	}
+}
+
+// TestBenchReconnect: "jetrpc bench --target --reconnect" against a TCP
+// server that is replaced mid-run (a second one takes the port with
+// SO_REUSEPORT, the first shuts down): every connection is dialled again
+// and carries on, and the calls the first server closed on are counted as
+// dropped, the only failures.
+func TestBenchReconnect(t *testing.T) {
+	noLeaks(t)
+	rp := &netserver.ListenOptions{ReusePort: true}
+	serve := func(addr string) (string, func()) {
+		t.Helper()
+		e := dispatch.New(nil)
+		if err := demo.Register(e); err != nil {
+			t.Fatal(err)
+		}
+		ln, err := netserver.Listen(context.Background(), addr, rp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := netserver.New(e, nil)
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ln) }()
+		return ln.Addr().String(), func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			srv.Shutdown(ctx)
+			<-done
+			e.Close()
+		}
+	}
+	addr, stopFirst := serve("127.0.0.1:0")
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"bench", "--target", addr, "--conns", "4", "--pipeline", "8", "--duration", "1500ms",
+			"--rounds", "1", "--warmup=false", "--reconnect", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	}()
+	time.Sleep(400 * time.Millisecond)
+	_, stopSecond := serve(addr)
+	defer stopSecond()
+	stopFirst()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", c, stderr.String())
+	}
+	var rep struct {
+		Servers []struct {
+			Calls, OK, Dropped, Reconnects, Failed int64
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil || len(rep.Servers) != 1 {
+		t.Fatalf("%v in:\n%s", err, stdout.String())
+	}
+	s := rep.Servers[0]
+	if s.Reconnects < 4 || s.OK == 0 || s.OK+s.Dropped != s.Calls || s.Failed != s.Dropped {
+		t.Errorf("%+v: want >= 4 reconnects, and every call answered or dropped", s)
+	}
+	if s.Dropped > 0 && !strings.Contains(stderr.String(), "dropped") {
+		t.Errorf("stderr does not say calls were dropped: %q", stderr.String())
 	}
 }

@@ -34,6 +34,8 @@ func TestRunUsage(t *testing.T) {
 	f(2, "", "--framing auto: must be ndjson, header or len32", "bench", "--framing", "auto")
 	f(2, "", `unknown case "nope"`, "bench", "--mix", "small,nope")
 	f(0, "", "-pipeline int", "bench", "-h")
+	f(2, "", "--reconnect: for tcp and ws", "bench", "--transport", "http", "--reconnect")
+	f(2, "", `invalid boolean value "nah" for -warmup`, "bench", "--warmup=nah")
 	f(2, "", "jetrpc: call: missing METHOD", "call")
 	f(0, "", "-max-message BYTES", "serve", "-h")
 	f(2, "", `--framing: frame: unknown framing "foo"`, "serve", "--framing", "foo")
