@@ -27,8 +27,8 @@ import (
 // of numbers, bools, fixed arrays and structs of them allocate nothing;
 // each string, slice, map or pointer in P costs its own allocation. Nothing
 // in P aliases the message, so fn may keep what it is given. The result is
-// appended to the response as encoding/json would write it (without HTML
-// escaping).
+// appended to the response as json.Marshal(r) would write it (without HTML
+// escaping): methods of R with pointer receivers do not apply to r.
 //
 // A P or R the compiled codecs do not support (kinds encoding/json cannot
 // handle either, such as a struct with a chan field) falls back to sonic,
@@ -38,7 +38,7 @@ func Typed[P, R any](fn func(ctx context.Context, p P) (R, error)) Handler {
 	if h.in == nil {
 		h.slow = newSonicBinder[P]()
 	}
-	if enc, err := marshal.Compile(reflect.TypeFor[R]()); err == nil {
+	if enc, err := marshal.CompileValue(reflect.TypeFor[R]()); err == nil {
 		h.out = enc
 	}
 	h.frames.New = func() any { return new(typedFrame[P, R]) }

@@ -62,8 +62,18 @@ func CompileFor[T any]() (*Encoder, error) { return Compile(reflect.TypeFor[T]()
 // cached for the life of the process (the interface path needs them by
 // dynamic type), so compiling the same type again is a map lookup. It fails
 // with an *Error when t contains a type that cannot be encoded.
+//
+// The value is treated as addressable, as json.Marshal(&v) treats v:
+// methods with pointer receivers (MarshalJSON, MarshalText, IsZero) apply.
 func Compile(t reflect.Type) (*Encoder, error) {
 	return compile(t, true)
+}
+
+// CompileValue is Compile for a value that is not addressable, as
+// json.Marshal(v) treats v: methods with pointer receivers do not apply to
+// it (they still do to what it reaches through pointers).
+func CompileValue(t reflect.Type) (*Encoder, error) {
+	return compile(t, false)
 }
 
 type cacheKey struct {
