@@ -37,7 +37,7 @@ func Register(e *dispatch.Engine) error {
 		{Name: "demo_unsubscribe", Handler: dispatch.HandlerFunc(demoUnsubscribe), Inline: true},
 	}
 	for _, m := range methods {
-		if err := e.RegisterMethod(m); err != nil {
+		if err := e.RegisterMethod(describe(m)); err != nil {
 			return err
 		}
 	}

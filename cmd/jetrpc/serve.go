@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
@@ -142,7 +141,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	if err == nil {
-		err = demo.Register(e)
+		err = registerDemo(e) // with rpc.discover (discover.go)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)

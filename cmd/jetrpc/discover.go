@@ -1,0 +1,23 @@
+package main
+
+import (
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/openrpc"
+)
+
+// demoInfo is the info object of the demo server's OpenRPC document.
+var demoInfo = openrpc.Options{
+	Title:       "jetrpc demo",
+	Version:     "1.0.0",
+	Description: "The demo methods of jetrpc serve: the JSON-RPC 2.0 specification's examples plus test helpers.",
+}
+
+// registerDemo registers the demo methods on e and enables rpc.discover,
+// which describes them.
+func registerDemo(e *dispatch.Engine) error {
+	if _, err := openrpc.Enable(e, &demoInfo); err != nil {
+		return err
+	}
+	return demo.Register(e)
+}
