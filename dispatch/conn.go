@@ -46,6 +46,7 @@ func NewConn(e *Engine, parent context.Context, send SendFunc, oneWay bool) *Con
 	c := &Conn{e: e, cancel: cancel}
 	if send != nil {
 		c.peer.send, c.peer.oneWay, c.hasPeer = send, oneWay, true
+		c.peer.obs = e.obs
 	}
 	c.ctx = connCtx{Context: base, c: c}
 	c.rctx = connCtx{Context: base, c: c, reader: true}

@@ -322,3 +322,10 @@ func (e *Engine) observeReject(code Code) {
 	}
 	e.observe(EventRejected)
 }
+
+// observe counts a message the peer sent (err == nil).
+func (p *Peer) observe(ev Event, err error) {
+	if p.obs != nil && err == nil {
+		p.obs.Event(ev)
+	}
+}

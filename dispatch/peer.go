@@ -62,6 +62,7 @@ type Peer struct {
 	oneWay bool
 	nextID atomic.Uint64
 	calls  pending.Table // closed with ErrPeerClosed
+	obs    Observer      // the engine's, which counts the messages sent (nil: none)
 }
 
 type peerKey struct{}
@@ -91,6 +92,7 @@ func (p *Peer) NotifyRaw(ctx context.Context, method string, params []byte) erro
 	b.B = encode.AppendNotification(b.B, method, params)
 	err := p.send(ctx, b.B)
 	pool.PutBuffer(b)
+	p.observe(EventPeerNotify, err)
 	return err
 }
 
@@ -184,6 +186,7 @@ func (p *Peer) Reply(ctx context.Context, result []byte) error {
 	if err == nil {
 		cc.replied = true
 	}
+	p.observe(EventPeerReply, err)
 	return err
 }
 
@@ -196,6 +199,7 @@ func (p *Peer) sendCall(ctx context.Context, id uint64, method string, params []
 	b.B = encode.AppendRequest(b.B, strconv.AppendUint(idb[:0], id, 10), method, params)
 	err := p.send(ctx, b.B)
 	pool.PutBuffer(b)
+	p.observe(EventPeerCall, err)
 	return err
 }
 
