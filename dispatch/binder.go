@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strconv"
@@ -28,7 +30,10 @@ const (
 	bindWhole  bindKind = iota // decode the params (array or object) into P
 	bindStruct                 // object by name, array field by field
 	bindSingle                 // a one-element array binds its element
+	bindRaw                    // P is json.RawMessage: a copy of the params
 )
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // newBinder compiles the binder of P, or returns nil when internal/unmarshal
 // cannot decode P (Typed then binds with sonic).
@@ -44,6 +49,8 @@ func newBinder[P any]() *binder {
 		st, b.ptr = t.Elem(), true
 	}
 	switch {
+	case t == rawMessageType: // the scanner has checked the params already
+		b.kind = bindRaw
 	case implementsUnmarshaler(t) || implementsUnmarshaler(st):
 		b.kind = bindWhole
 	case st.Kind() == reflect.Struct:
@@ -79,6 +86,11 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 		return paramError(-1, "", b.dec.Decode(params, p))
 	case bindSingle:
 		return b.bindSingle(params, p)
+	case bindRaw:
+		if len(params) > 0 {
+			*(*json.RawMessage)(p) = bytes.Clone(params)
+		}
+		return nil
 	}
 	if b.ptr { // a *struct P is never nil, even without params
 		if err := b.dec.Decode(emptyObject, p); err != nil {

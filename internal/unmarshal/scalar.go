@@ -127,7 +127,39 @@ func decFloat32(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 // syntax is checked before, except under ",string") and store it at p;
 // false means s does not fit.
 
+// smallInt parses s, a number the scanner has checked, when it is an
+// integer of at most 18 digits (it cannot overflow int64); ok is false for
+// anything else (a fraction, an exponent, more digits), which goes to
+// strconv.
+func smallInt(s string) (n int64, ok bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 func setInt[T signed](s string, p unsafe.Pointer) bool {
+	if n, ok := smallInt(s); ok {
+		if int64(T(n)) != n {
+			return false
+		}
+		*(*T)(p) = T(n)
+		return true
+	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || int64(T(n)) != n {
 		return false
@@ -137,6 +169,13 @@ func setInt[T signed](s string, p unsafe.Pointer) bool {
 }
 
 func setUint[T unsigned](s string, p unsafe.Pointer) bool {
+	if n, ok := smallInt(s); ok && n >= 0 && s[0] != '-' {
+		if uint64(T(n)) != uint64(n) {
+			return false
+		}
+		*(*T)(p) = T(n)
+		return true
+	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || uint64(T(n)) != n {
 		return false
