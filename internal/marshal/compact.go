@@ -9,6 +9,11 @@ package marshal
 // whitespace, so input that is already compact is one append and nothing
 // is allocated beyond dst's growth.
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // maxNesting is encoding/json's scanner limit on nested arrays and objects.
 const maxNesting = 10000
 
@@ -151,6 +156,7 @@ func (c *compactor) lit(s string) bool {
 func (c *compactor) str() bool {
 	s, i := c.src, c.i+1
 	for {
+		i = plainRun(s, i)
 		for i < len(s) && plain[s[i]] {
 			i++
 		}
@@ -171,6 +177,21 @@ func (c *compactor) str() bool {
 			return false
 		}
 	}
+}
+
+// plainRun skips bytes of s from i that stand for themselves in a string,
+// eight at a time; it stops at or before the first that may not.
+func plainRun(s []byte, i int) int {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(s) {
+		x := binary.LittleEndian.Uint64(s[i:])
+		q, b := x^('"'*lsb), x^('\\'*lsb)
+		if m := ((x-0x20*lsb)&^x | (q-lsb)&^q | (b-lsb)&^b) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	return i
 }
 
 // plain marks the bytes that stand for themselves in a JSON string.
