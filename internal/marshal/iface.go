@@ -10,8 +10,17 @@ import (
 // addressable, as in encoding/json). A pointer-shaped dynamic value such as
 // a map costs one word of allocation to address it.
 func ifaceEnc(t reflect.Type) encFunc {
+	empty := t.NumMethod() == 0
 	return func(dst []byte, p unsafe.Pointer, d int) ([]byte, error) {
-		x := reflect.NewAt(t, p).Elem().Interface()
+		if (*[2]unsafe.Pointer)(p)[0] == nil { // nil: no type word (eface) or itab (iface)
+			return append(dst, "null"...), nil
+		}
+		var x any
+		if empty {
+			x = *(*any)(p)
+		} else {
+			x = reflect.NewAt(t, p).Elem().Interface()
+		}
 		if x == nil {
 			return append(dst, "null"...), nil
 		}
