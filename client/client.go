@@ -28,6 +28,7 @@ type Client struct {
 	handler      Handler
 	cancelNotify bool
 	max          int
+	trace        TraceContextFunc // nil: no trace context sent (trace.go)
 
 	nextID  atomic.Uint64
 	dropped atomic.Uint64
@@ -81,6 +82,7 @@ func newClient(t transport, opts *Options) *Client {
 		handler:      opts.handler(),
 		cancelNotify: opts.cancelNotify(),
 		max:          opts.maxMessage(),
+		trace:        opts.traceContext(),
 		done:         make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -188,6 +190,7 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 		c.t.abort(m)
 		return err
 	}
+	m.b = c.traceMessage(ctx, m.b)
 	return c.t.send(ctx, m, nil)
 }
 
@@ -228,6 +231,7 @@ func (c *Client) do(ctx context.Context, p *call, method string, raw []byte, par
 		c.settle(p)
 		return err
 	}
+	m.b = c.traceMessage(ctx, m.b)
 	if err := c.t.send(ctx, m, p.ids[:]); err != nil {
 		c.settle(p)
 		return err

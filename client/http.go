@@ -141,6 +141,7 @@ func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error
 	req.SetRequestURI(t.uri)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
+	t.c.setTraceHeaders(ctx, req)
 	req.SetBodyRaw(m.b)
 	var err error
 	dl, hasDeadline := ctx.Deadline()

@@ -40,6 +40,13 @@ type Options struct {
 	// Logger receives events such as dropped responses (debug) and handler
 	// panics (error). Default slog.Default().
 	Logger *slog.Logger
+	// TraceContext, when set, gives the W3C trace context that each call
+	// and notification carries to the server: over HTTP in the traceparent
+	// and tracestate headers, on a stream or WebSocket in the request's
+	// "_meta" object (members "traceparent" and "tracestate"). Package
+	// tracing's ClientTraceContext takes it from the OpenTelemetry span of
+	// the call's context. The members of a Batch carry it over HTTP only.
+	TraceContext TraceContextFunc
 }
 
 // Defaults of Options.

@@ -125,3 +125,16 @@ func AppendTraceParent(dst []byte, sc trace.SpanContext) []byte {
 	dst = append(dst, '-')
 	return hex.AppendEncode(dst, []byte{byte(sc.TraceFlags() & trace.FlagsSampled)})
 }
+
+// ClientTraceContext returns the W3C trace context of the span in ctx, for
+// a client to send with a call made under ctx (client.Options.TraceContext):
+// the traceparent value, empty when ctx has no valid span context, and the
+// tracestate.
+func ClientTraceContext(ctx context.Context) (traceparent, tracestate string) {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return "", ""
+	}
+	var buf [55]byte
+	return string(AppendTraceParent(buf[:0], sc)), sc.TraceState().String()
+}
