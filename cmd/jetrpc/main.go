@@ -33,6 +33,7 @@ Commands:
   serve   run the demo JSON-RPC 2.0 server over TCP, HTTP and stdio
   bench   load-test jetrpc beside an encoding/json baseline (or --target ADDR)
   call    send one request to a server and print the response
+  gen     write a typed Go client and server interface from an OpenRPC document
   help    print this help
 
 Run "jetrpc <command> -h" for the flags of a command.
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "call":
 		return runCall(ctx, args[1:], stdin, stdout, stderr)
+	case "gen":
+		return runGen(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
