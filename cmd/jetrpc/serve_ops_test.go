@@ -265,3 +265,100 @@ func (h *testHTTP) post(t *testing.T, url, msg, want string) {
 		t.Errorf("POST %s %s: %d %s, want 200 with %s", url, msg, resp.StatusCode, b, want)
 	}
 }
+
+// TestBinaryTraceStdout: --trace stdout writes one span per call to stdout
+// (a line of JSON each, flushed at exit), named after the method, with the
+// JSON-RPC attributes.
+func TestBinaryTraceStdout(t *testing.T) {
+	var stdout syncBuffer
+	p := startBinary(t, nil, &stdout, "serve", "--tcp", "", "--http", "127.0.0.1:0", "--trace", "stdout")
+	addr := p.stderr.listening(t, "http")["http"]
+	newTestHTTP(t).post(t, "http://"+addr, `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":7}`, `"result":19`)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.exit(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	out := stdout.String()
+	for _, want := range []string{`{"Name":"subtract",`, `{"Key":"rpc.method","Value":{"Type":"STRING","Value":"subtract"}}`, `{"Key":"rpc.jsonrpc.request_id","Value":{"Type":"STRING","Value":"7"}}`, `"service.name"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout without %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestBinaryTraceOTLP: --trace with an http:// URL without a path (and with
+// host:port) posts the spans to /v1/traces as OTLP protobuf.
+func TestBinaryTraceOTLP(t *testing.T) {
+	for _, form := range []string{"url", "hostport"} {
+		t.Run(form, func(t *testing.T) {
+			got := make(chan string, 16)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			collector := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				select {
+				case got <- r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type") + " " + string(b):
+				default:
+				}
+			})}
+			go collector.Serve(ln)
+			defer collector.Close()
+			target := ln.Addr().String()
+			if form == "url" {
+				target = "http://" + target
+			}
+			p := startBinary(t, nil, nil, "serve", "--tcp", "", "--http", "127.0.0.1:0", "--trace", target)
+			addr := p.stderr.listening(t, "http")["http"]
+			newTestHTTP(t).post(t, "http://"+addr, `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":7}`, `"result":19`)
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			if code := p.exit(t); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			select {
+			case req := <-got:
+				if !strings.HasPrefix(req, "POST /v1/traces application/x-protobuf ") || !strings.Contains(req, "subtract") {
+					t.Errorf("the collector got %q", req)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no spans reached the collector")
+			}
+		})
+	}
+}
+
+// TestBinaryAccessLog: --log-level debug logs a record per call;
+// --slow-call warns about calls over the threshold (at any level).
+func TestBinaryAccessLog(t *testing.T) {
+	f := func(args []string, calls []string, want, notWant []string) {
+		t.Helper()
+		p := startBinary(t, nil, nil, append([]string{"serve", "--tcp", "", "--http", "127.0.0.1:0"}, args...)...)
+		addr := p.stderr.listening(t, "http")["http"]
+		c := newTestHTTP(t)
+		for _, call := range calls {
+			c.post(t, "http://"+addr, call, `"result"`)
+		}
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		if code := p.exit(t); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		log := p.stderr.String()
+		for _, w := range want {
+			if !strings.Contains(log, w) {
+				t.Errorf("%q: log without %q:\n%s", args, w, log)
+			}
+		}
+		for _, w := range notWant {
+			if strings.Contains(log, w) {
+				t.Errorf("%q: log with %q:\n%s", args, w, log)
+			}
+		}
+	}
+	subtract := `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":7}`
+	sleep := `{"jsonrpc":"2.0","method":"sleep","params":[60],"id":8}`
+	f([]string{"--log-level", "debug"}, []string{subtract}, []string{`level=DEBUG msg="jetrpc call" method=subtract id=7`, "transport=http"}, nil)
+	f(nil, []string{subtract}, nil, []string{"jetrpc call"})
+	f([]string{"--slow-call", "30ms"}, []string{subtract, sleep},
+		[]string{`level=WARN msg="jetrpc slow call" method=sleep id=8`}, []string{"method=subtract", `msg="jetrpc call"`})
+}
