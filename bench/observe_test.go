@@ -34,14 +34,26 @@ func tracingSampledOut(tb testing.TB) dispatch.Middleware {
 	return tracing.Middleware(&tracing.Options{TracerProvider: tp})
 }
 
+// nopObserver observes nothing: what the hooks cost by themselves (the
+// calls through the interfaces and the two clock reads per call).
+type nopObserver struct{}
+
+func (nopObserver) Method(string) dispatch.MethodObserver { return nopObserver{} }
+func (nopObserver) Message(in, out, batch int)            {}
+func (nopObserver) Event(dispatch.Event)                  {}
+func (nopObserver) Begin(context.Context)                 {}
+func (nopObserver) End(context.Context, dispatch.CallEnd) {}
+
 // BenchmarkObserve runs the cases of BenchmarkEngine with observability
-// off (the baseline, the same engine as BenchmarkEngine), with the
+// off (the baseline, the same engine as BenchmarkEngine), with an observer
+// that does nothing (hooks: the cost of the hook itself), with the
 // Prometheus observer on (package metrics), and with tracing on and every
 // trace sampled out (package tracing; no span is exported). tracing-meta
 // is the small call carrying a traceparent in _meta whose sampled flag is
 // off, which adds parsing it.
 func BenchmarkObserve(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchCases(b, newEngine(b)) })
+	b.Run("hooks", func(b *testing.B) { benchCases(b, newEngineWith(b, &dispatch.Options{Observer: nopObserver{}})) })
 	b.Run("metrics", func(b *testing.B) {
 		m, err := metrics.New(nil, nil)
 		if err != nil {

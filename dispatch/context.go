@@ -29,13 +29,13 @@ const (
 
 func (c *callCtx) Value(key any) any {
 	if k, ok := key.(ctxKey); ok {
-		switch k {
+		switch k { // the byte slices by pointer: boxing a slice would allocate
 		case metaKey:
-			return c.meta
+			return &c.meta
 		case idKey:
-			return c.id
+			return &c.id
 		case methodKey:
-			return c.method
+			return &c.method
 		case callKey:
 			return c
 		}
@@ -44,8 +44,10 @@ func (c *callCtx) Value(key any) any {
 }
 
 func bytesValue(ctx context.Context, k ctxKey) []byte {
-	b, _ := ctx.Value(k).([]byte)
-	return b
+	if b, _ := ctx.Value(k).(*[]byte); b != nil {
+		return *b
+	}
+	return nil
 }
 
 // Meta returns the raw JSON of the request's "_meta" member, or nil. The bytes

@@ -34,3 +34,26 @@ func TestProcessAllocsObserved(t *testing.T) {
 		}
 	}
 }
+
+// TestContextAllocs: Meta, RequestID, MethodName and OriginOf cost a
+// handler no allocation (what observers, logs and tracing call per call).
+func TestContextAllocs(t *testing.T) {
+	var n int
+	read := dispatch.Method{Name: "read", Inline: true, Handler: dispatch.HandlerFunc(
+		func(ctx context.Context, _, dst []byte) ([]byte, error) {
+			n += len(dispatch.Meta(ctx)) + len(dispatch.RequestID(ctx)) + len(dispatch.MethodName(ctx))
+			if dispatch.OriginOf(ctx) != nil {
+				n++
+			}
+			return dst, nil
+		})}
+	e := newDemo(t, nil, read)
+	msg := []byte(`{"jsonrpc":"2.0","method":"read","id":1,"_meta":{"k":1}}`)
+	dst := e.Process(nil, msg)
+	if allocs := testing.AllocsPerRun(1000, func() { dst = e.Process(dst[:0], msg) }); allocs != 0 {
+		t.Errorf("%v allocs per call reading the context, want 0", allocs)
+	}
+	if n == 0 {
+		t.Error("the handler saw nothing")
+	}
+}

@@ -46,16 +46,14 @@ func Middleware(opts *Options) dispatch.Middleware {
 		if p == nil {
 			p = otel.GetTracerProvider()
 		}
-		h := &handler{next: next, name: method, tracer: p.Tracer(ScopeName)}
-		h.start = []trace.SpanStartOption{
-			trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(
+		return &handler{next: next, name: method, tracer: p.Tracer(ScopeName),
+			start: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
+			attrs: []attribute.KeyValue{
 				KeySystem.String("jsonrpc"),
 				KeyMethod.String(method),
 				KeyVersion.String("2.0"),
-			),
+			},
 		}
-		return h
 	}
 }
 
@@ -64,12 +62,14 @@ type handler struct {
 	next   dispatch.Handler
 	name   string
 	tracer trace.Tracer
-	start  []trace.SpanStartOption // kind and the method's attributes, built once
+	start  []trace.SpanStartOption // the kind, built once
+	attrs  []attribute.KeyValue    // the method's attributes, built once
 }
 
 func (h *handler) ServeRPC(ctx context.Context, params, dst []byte) (out []byte, err error) {
 	ctx, span := h.tracer.Start(Extract(ctx), h.name, h.start...)
-	if span.IsRecording() {
+	if span.IsRecording() { // attributes after Start: a span sampled out copies none
+		span.SetAttributes(h.attrs...)
 		annotate(ctx, span)
 	}
 	returned := false
