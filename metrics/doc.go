@@ -12,9 +12,10 @@
 //	srv := netserver.New(e, &netserver.Options{Observer: m})
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
-// A call costs a few atomic adds (three, and one more for a failed call;
-// the message three more) and two reads of the monotonic clock: the counters of each method are resolved
-// when the engine freezes its method table, and every unknown method
+// A call costs three atomic adds (one more when it fails; a message three
+// more) and the engine's two reads of the monotonic clock: the counters of
+// each method are resolved when the engine freezes its method table, and
+// Process allocates nothing more. Every unknown method
 // shares the method label "(unknown)", so a client cannot create series.
 // Error codes other than the engine's (and Options.Codes) are counted as
 // code "other" for the same reason. Values are read, and the allocations
@@ -22,21 +23,21 @@
 //
 // # Metrics
 //
-// | metric | type | labels | what |
-// |---|---|---|---|
-// | `jetrpc_calls_total` | counter | `method`, `code` | calls and notifications handled; `code` is `ok`, an engine error code (`-32700`, `-32600`..`-32603`, `-32000`..`-32003`), one of Options.Codes, or `other` |
-// | `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s) |
-// | `jetrpc_calls_in_flight` | gauge | `method` | calls and notifications whose handler is running |
-// | `jetrpc_request_size_bytes` | histogram | | sizes of the messages processed (a single message or a whole batch; 64 B to 16 MiB by powers of four) |
-// | `jetrpc_response_bytes_total` | counter | | bytes of their responses (framing aside) |
-// | `jetrpc_batch_size` | histogram | | members of the batches processed |
-// | `jetrpc_rejections_total` | counter | `reason` | refused by a limit: `overloaded` (all workers busy), `shutting_down`, `batch_too_large` (over MaxBatch), `too_deep` (over MaxDepth), `response_too_large` (a batch member over MaxBatchResponse), `timeout` (over CallTimeout), `message_too_large` (over MaxMessage: a frame, an HTTP body, a WebSocket message), `max_conns` (a TCP connection over MaxConns) |
-// | `jetrpc_invalid_messages_total` | counter | `reason` (`parse_error`, `invalid_request`) | messages that were not JSON, or not a valid Request (each invalid batch member counts) |
-// | `jetrpc_dropped_responses_total` | counter | | responses that matched no call of the server, dropped |
-// | `jetrpc_peer_messages_total` | counter | `kind` (`call`, `notification`, `reply`) | messages handlers sent to their client through the Peer |
-// | `jetrpc_connections_open` | gauge | `transport` (`tcp`, `stdio`, `http`, `ws`, `sse`) | connections open: `ws` are the WebSocket connections, `sse` the event streams |
-// | `jetrpc_connections_accepted_total` | counter | `transport` | connections opened (accepted and admitted, upgraded, streams started) |
-// | `jetrpc_write_timeouts_total` | counter | `transport` | connections dropped because a write made no progress within WriteTimeout |
+//	| metric | type | labels | what |
+//	|---|---|---|---|
+//	| `jetrpc_calls_total` | counter | `method`, `code` | calls and notifications handled; `code` is `ok`, an engine error code (`-32700`, `-32600`..`-32603`, `-32000`..`-32003`), one of Options.Codes, or `other` |
+//	| `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s) |
+//	| `jetrpc_calls_in_flight` | gauge | `method` | calls and notifications whose handler is running |
+//	| `jetrpc_request_size_bytes` | histogram | | sizes of the messages processed (a single message or a whole batch; 64 B to 16 MiB by powers of four) |
+//	| `jetrpc_response_bytes_total` | counter | | bytes of their responses (framing aside) |
+//	| `jetrpc_batch_size` | histogram | | members of the batches processed |
+//	| `jetrpc_rejections_total` | counter | `reason` | refused by a limit: `overloaded` (all workers busy), `shutting_down`, `batch_too_large` (over MaxBatch), `too_deep` (over MaxDepth), `response_too_large` (a batch member over MaxBatchResponse), `timeout` (over CallTimeout), `message_too_large` (over MaxMessage: a frame, an HTTP body, a WebSocket message), `max_conns` (a TCP connection over MaxConns) |
+//	| `jetrpc_invalid_messages_total` | counter | `reason` (`parse_error`, `invalid_request`) | messages that were not JSON, or not a valid Request (each invalid batch member counts) |
+//	| `jetrpc_dropped_responses_total` | counter | | responses that matched no call of the server, dropped |
+//	| `jetrpc_peer_messages_total` | counter | `kind` (`call`, `notification`, `reply`) | messages handlers sent to their client through the Peer |
+//	| `jetrpc_connections_open` | gauge | `transport` (`tcp`, `stdio`, `http`, `ws`, `sse`) | connections open: `ws` are the WebSocket connections, `sse` the event streams |
+//	| `jetrpc_connections_accepted_total` | counter | `transport` | connections opened (accepted and admitted, upgraded, streams started) |
+//	| `jetrpc_write_timeouts_total` | counter | `transport` | connections dropped because a write made no progress within WriteTimeout |
 //
 // A WebSocket connection also counts as an `http` connection (the one it
 // was upgraded from). HTTPHandler, the net/http adapter, does not see the

@@ -22,9 +22,11 @@
 //
 //	{"jsonrpc":"2.0","method":"m","id":1,"_meta":{"traceparent":"00-...-...-01"}}
 //
-// Package client injects the same (see client.WithTracing). A call whose
-// trace is sampled out costs a few small allocations (the span context, the
-// span and the context carrying it); see BenchmarkObserve in bench/.
+// Package client sends the same: set client.Options.TraceContext to
+// [ClientTraceContext]. A call whose trace is sampled out costs the SDK's
+// Start: two allocations (its non-recording span and the context carrying
+// it), two more when a traceparent is parsed from _meta; no attribute is
+// copied (see BenchmarkObserve in bench/).
 //
 // This package is the only one of jetrpc that imports OpenTelemetry, so a
 // program that does not import it links none of it.
