@@ -54,6 +54,7 @@ type HTTPServer struct {
 	ping   time.Duration // WebSocket keep-alive
 	health healthPaths
 	drain  time.Duration // Options.DrainDelay
+	docs   documents     // Options.Documents (documents.go)
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
@@ -61,7 +62,7 @@ type HTTPServer struct {
 // connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery,
-		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay()}
+		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay(), docs: opts.documents()}
 	if idle := s.lim.idleTimeout; idle > 0 && idle/2 < s.ping {
 		s.ping = idle / 2
 	}
@@ -173,7 +174,7 @@ func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 		s.serveWS(ctx)
 		return
 	}
-	if s.health.serveFast(ctx) {
+	if s.health.serveFast(ctx) || s.docs.serveFast(ctx) {
 		return
 	}
 	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed), fasthttp.StatusMethodNotAllowed)

@@ -25,7 +25,8 @@ import (
 // when its client goes away (and, through http.Server.BaseContext, when the
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
-	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts), health: newHealthPaths(opts, opts.health())}
+	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts), health: newHealthPaths(opts, opts.health()),
+		docs: opts.documents()}
 }
 
 // stdHandler is the net/http adapter.
@@ -34,6 +35,7 @@ type stdHandler struct {
 	max     int64
 	lim     limits
 	health  healthPaths
+	docs    documents // Options.Documents (documents.go)
 	in, out pool.Buffers
 }
 
@@ -112,7 +114,7 @@ func stdError(w http.ResponseWriter, status int) {
 
 // serveNotPost answers every request whose method is not POST.
 func (h *stdHandler) serveNotPost(w http.ResponseWriter, r *http.Request) {
-	if h.health.serveStd(w, r) {
+	if h.health.serveStd(w, r) || h.docs.serveStd(w, r) {
 		return
 	}
 	w.Header().Set("Allow", http.MethodPost)

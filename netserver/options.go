@@ -62,6 +62,11 @@ type Options struct {
 	// shared Health the delay counts from its first Drain. Shutdown's
 	// context bounds it too.
 	DrainDelay time.Duration
+	// Documents are JSON documents that the HTTP servers answer GET and
+	// HEAD of (200, application/json) by path, from the function's bytes
+	// (an error is 500); jetrpc serve puts the OpenRPC document at
+	// /openrpc.json. A POST to these paths is a JSON-RPC call.
+	Documents map[string]func() ([]byte, error)
 
 	// Observer sees the connections opened and closed, by transport, and
 	// the ones refused or dropped (default none; see Observer, and package

@@ -14,10 +14,13 @@ var demoInfo = openrpc.Options{
 }
 
 // registerDemo registers the demo methods on e and enables rpc.discover,
-// which describes them.
-func registerDemo(e *dispatch.Engine) error {
-	if _, err := openrpc.Enable(e, &demoInfo); err != nil {
+// which describes them; the HTTP listener serves the same document at
+// GET /openrpc.json.
+func registerDemo(e *dispatch.Engine, cfg *serveConfig) error {
+	svc, err := openrpc.Enable(e, &demoInfo)
+	if err != nil {
 		return err
 	}
+	cfg.docs = map[string]func() ([]byte, error){"/openrpc.json": svc.Document}
 	return demo.Register(e)
 }

@@ -41,6 +41,8 @@ type serveConfig struct {
 	maxConns   int
 	limits     limitFlags
 	ops        opsFlags
+
+	docs map[string]func() ([]byte, error) // GET endpoints of --http (discover.go)
 }
 
 // limitFlags are the flags of the limits beyond the original ones. A
@@ -141,7 +143,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	if err == nil {
-		err = registerDemo(e) // with rpc.discover (discover.go)
+		err = registerDemo(e, cfg) // with rpc.discover (discover.go)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
@@ -258,7 +260,7 @@ type server struct {
 func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *observability) *server {
 	s := &server{log: log, obs: obs, health: new(netserver.Health), drain: cfg.ops.drain, stdio: cfg.stdio}
 	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
-		Logger: log, Observer: obs.conns, Health: s.health})
+		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
 	}
