@@ -8,6 +8,7 @@ package openrpc
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -52,8 +53,9 @@ func Build(methods []dispatch.Method, opts *Options) ([]byte, error) {
 func Describe(methods []dispatch.Method, opts *Options) (*Document, error) {
 	doc := &Document{OpenRPC: Version, Info: opts.info(), Methods: make([]Method, 0, len(methods))}
 	var s Schemas
+	cache := map[[2]reflect.Type]derivation{} // many methods share their types
 	for _, m := range methods {
-		md, err := describeMethod(&s, m)
+		md, err := describeMethod(&s, cache, m)
 		if err != nil {
 			return nil, fmt.Errorf("openrpc: method %q: %w", m.Name, err)
 		}
@@ -65,12 +67,18 @@ func Describe(methods []dispatch.Method, opts *Options) (*Document, error) {
 	return doc, nil
 }
 
-func describeMethod(s *Schemas, m dispatch.Method) (Method, error) {
+func describeMethod(s *Schemas, cache map[[2]reflect.Type]derivation, m dispatch.Method) (Method, error) {
 	md := Method{Name: m.Name, Summary: m.Summary, Description: m.Description, Deprecated: m.Deprecated}
-	derived, err := derive(s, m.Handler)
-	if err != nil {
-		return md, err
+	p, r, _ := dispatch.TypesOf(m.Handler)
+	derived, ok := cache[[2]reflect.Type{p, r}]
+	if !ok {
+		var err error
+		if derived, err = derive(s, m.Handler); err != nil {
+			return md, err
+		}
+		cache[[2]reflect.Type{p, r}] = derived
 	}
+	var err error
 	if md.Params, err = mergeParams(derived, m.Params); err != nil {
 		return md, err
 	}

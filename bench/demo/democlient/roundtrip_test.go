@@ -26,7 +26,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // startDemo serves the demo methods (with rpc.discover) on loopback TCP
 // and HTTP and returns their addresses.
-func startDemo(t *testing.T) (tcpAddr, httpAddr string) {
+func startDemo(t testing.TB) (tcpAddr, httpAddr string) {
 	t.Helper()
 	e := dispatch.New(&dispatch.Options{Logger: quiet})
 	if _, err := openrpc.Enable(e, nil); err != nil {
