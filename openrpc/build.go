@@ -22,6 +22,17 @@ type Options struct {
 	Title, Version string
 	// Description of the service (optional).
 	Description string
+	// ValidateParams makes Enable check each call's params against the
+	// method's described params before its handler runs (off by default).
+	// A violation is -32602 Invalid params with error.data
+	// {"pointer": a JSON pointer into the params, "error": what is wrong}:
+	// a wrong kind, a number out of range, a missing required param or
+	// member, too many params, an array of the wrong length, a value not in
+	// its enum. Keywords beyond those Schemas writes (format, pattern, ...)
+	// are not checked. It costs a walk of the params and a small allocation
+	// per param per call (demo subtract: about +0.4 us by position, +0.8 us
+	// by name, 2 allocations).
+	ValidateParams bool
 }
 
 func (o *Options) info() Info {

@@ -2,6 +2,7 @@ package openrpc
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/jetrpc/jetrpc/dispatch"
@@ -21,6 +22,8 @@ type Service struct {
 	doc []byte // compact JSON, built at Freeze
 	err error
 	rpc *dispatch.Error // the answer when building failed
+
+	checks map[string]*paramsCheck // Options.ValidateParams (validate.go)
 }
 
 // Enable makes e answer "rpc.discover" with the OpenRPC document of the
@@ -28,7 +31,9 @@ type Service struct {
 // freezes, and answered from those bytes, so a call costs what a raw
 // handler appending them costs. A document that cannot be built makes
 // rpc.discover answer -32603 with the reason as error.data; check
-// Service.Document at start-up. Enable fails once e is frozen.
+// Service.Document at start-up. With Options.ValidateParams, Enable also
+// adds a middleware that checks each call's params against the document
+// first. Enable fails once e is frozen.
 func Enable(e *dispatch.Engine, opts *Options) (*Service, error) {
 	s := &Service{e: e}
 	if opts != nil {
@@ -37,13 +42,25 @@ func Enable(e *dispatch.Engine, opts *Options) (*Service, error) {
 	if err := e.OnFreeze(s.freeze); err != nil {
 		return nil, err
 	}
+	if s.opts.ValidateParams {
+		if err := e.Use(s.validate); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
 // freeze builds the document from the registered methods and returns the
 // rpc.discover method.
 func (s *Service) freeze(ms []dispatch.Method) []dispatch.Method {
-	doc, err := Build(ms, &s.opts)
+	d, err := Describe(ms, &s.opts)
+	var doc []byte
+	if err == nil {
+		doc, err = json.Marshal(d)
+	}
+	if err == nil && s.opts.ValidateParams {
+		s.checks = compileChecks(d)
+	}
 	s.mu.Lock()
 	s.doc, s.err = doc, err
 	if err != nil {

@@ -122,3 +122,27 @@ func BenchmarkSchemas(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidateParams: demo subtract by position and by name, with
+// and without the params check.
+func BenchmarkValidateParams(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		e := dispatch.New(nil)
+		_, _ = openrpc.Enable(e, &openrpc.Options{ValidateParams: on})
+		_ = demo.Register(e)
+		for _, c := range []struct{ name, msg string }{
+			{"position", `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`},
+			{"name", `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":1}`},
+		} {
+			b.Run(fmt.Sprintf("%s/validate=%v", c.name, on), func(b *testing.B) {
+				msg := []byte(c.msg)
+				out := e.Process(nil, msg)
+				b.ReportAllocs()
+				for b.Loop() {
+					out = e.Process(out[:0], msg)
+				}
+			})
+		}
+		e.Close()
+	}
+}
