@@ -1,8 +1,9 @@
 package openrpc
 
 // NOTE: the optional params check (Options.ValidateParams). At Freeze each
-// method's params are compiled from its document: a node per schema, $refs
-// resolved through the components (lazily, so recursive types work). A
+// method's params are compiled from its document: a node per schema, and
+// one per component, which $refs resolve to when a call is checked (so
+// recursive types work; calls only read the compiled nodes). A
 // call's params are then walked in place with decode.Iter (the scanner has
 // validated them); the first violation is -32602 with error.data
 // {"pointer": JSON pointer into the params, "error": what is wrong}. The
@@ -164,12 +165,7 @@ func (n *node) resolve() *node {
 		if !ok {
 			return nil
 		}
-		next, seen := n.c.nodes[key]
-		if !seen {
-			next = n.c.compile(n.c.defs[key])
-			n.c.nodes[key] = next
-		}
-		n = next
+		n = n.c.nodes[key] // all compiled up front: calls only read
 	}
 	return n
 }
@@ -479,6 +475,9 @@ func compileChecks(doc *Document) map[string]*paramsCheck {
 	c := &compiler{nodes: map[string]*node{}}
 	if doc.Components != nil {
 		c.defs = doc.Components.Schemas
+	}
+	for key, raw := range c.defs {
+		c.nodes[key] = c.compile(raw)
 	}
 	checks := make(map[string]*paramsCheck, len(doc.Methods))
 	for i := range doc.Methods {

@@ -89,3 +89,30 @@ func TestValidateOff(t *testing.T) {
 		t.Fatalf("without ValidateParams: %s", out)
 	}
 }
+
+// TestValidateConcurrent: checks of recursive types from many goroutines
+// (run with -race).
+func TestValidateConcurrent(t *testing.T) {
+	e := dispatch.New(nil)
+	defer e.Close()
+	_, _ = openrpc.Enable(e, &openrpc.Options{ValidateParams: true})
+	_ = e.Register("plant", typed[struct {
+		T tree `json:"t"`
+	}, int]())
+	msg := []byte(`{"jsonrpc":"2.0","method":"plant","params":{"t":{"label":"a","kids":[{"label":"b","kids":[{}]}]}},"id":1}`)
+	done := make(chan string)
+	for range 4 {
+		go func() {
+			var out []byte
+			for range 200 {
+				out = e.Process(out[:0], msg)
+			}
+			done <- string(out)
+		}()
+	}
+	for range 4 {
+		if out := <-done; !strings.Contains(out, `"pointer":"/t/kids/0/kids/0/label"`) {
+			t.Errorf("got %s", out)
+		}
+	}
+}
