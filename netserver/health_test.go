@@ -72,7 +72,7 @@ func httpSuiteHealth(t *testing.T, start httpStart) {
 // delay is answered on both transports, the calls in flight since before
 // the shutdown are answered after it, and only then do the listeners close.
 func TestDrain(t *testing.T) {
-	const delay = 1500 * time.Millisecond // far longer than the checks below take
+	const delay = 3 * time.Second // far longer than the checks below take, even under -race on a busy machine
 	health := new(netserver.Health)
 	opts := &netserver.Options{Health: health, DrainDelay: delay, Logger: quietLog}
 	h := startFastHTTP(t, opts)
@@ -88,7 +88,7 @@ func TestDrain(t *testing.T) {
 	fresh := freshClient(t)
 
 	// calls in flight: they outlast the drain delay
-	slow := `{"jsonrpc":"2.0","method":"sleep","params":[2000],"id":"slow"}`
+	slow := `{"jsonrpc":"2.0","method":"sleep","params":[3500],"id":"slow"}`
 	httpSlow := make(chan freshReply, 1)
 	go func() {
 		r, err := fresh.post(h.url, slow)
@@ -146,10 +146,10 @@ func TestDrain(t *testing.T) {
 	}
 
 	// the calls in flight are answered, then everything closes
-	if r := <-httpSlow; r.status != 200 || string(r.body) != `{"jsonrpc":"2.0","id":"slow","result":2000}` || !r.close {
+	if r := <-httpSlow; r.status != 200 || string(r.body) != `{"jsonrpc":"2.0","id":"slow","result":3500}` || !r.close {
 		t.Errorf("HTTP call in flight: %d %s (close %v)", r.status, r.body, r.close)
 	}
-	if got := tc.recv(); got != `{"jsonrpc":"2.0","id":"slow","result":2000}` {
+	if got := tc.recv(); got != `{"jsonrpc":"2.0","id":"slow","result":3500}` {
 		t.Errorf("TCP call in flight: %s", got)
 	}
 	tc.expectEOF()
