@@ -17,6 +17,9 @@ const (
 	CodeOverloaded     Code = -32001
 	CodeShuttingDown   Code = -32002
 	CodeTimeout        Code = -32003
+	CodeLimitExceeded  Code = -32005 // a client's rate or connection limit (the Ethereum convention)
+	CodeUnauthorized   Code = -32006 // the client has not authenticated, or its credential was refused
+	CodeForbidden      Code = -32007 // the client's identity may not call the method
 )
 
 // NOTE: the named codes are one table, stdErrs: each code with its
@@ -48,6 +51,9 @@ var stdErrs = [stdSlots]Error{
 	CodeOverloaded & stdMask:     {Code: CodeOverloaded, Message: "Server overloaded"},
 	CodeShuttingDown & stdMask:   {Code: CodeShuttingDown, Message: "Server shutting down"},
 	CodeTimeout & stdMask:        {Code: CodeTimeout, Message: "Request timed out"},
+	CodeLimitExceeded & stdMask:  {Code: CodeLimitExceeded, Message: "Limit exceeded"},
+	CodeUnauthorized & stdMask:   {Code: CodeUnauthorized, Message: "Unauthorized"},
+	CodeForbidden & stdMask:      {Code: CodeForbidden, Message: "Forbidden"},
 }
 
 // std returns c's place in stdErrs and whether c is a named code.
@@ -58,8 +64,9 @@ func (c Code) std() (int, bool) {
 
 // String returns the standard message for c: "Parse error", "Invalid
 // Request", "Method not found", "Invalid params", "Internal error",
-// "Server overloaded", "Server shutting down", "Request timed out", "Server
-// error" for the rest of -32000..-32099, and "Error" for any other code.
+// "Server overloaded", "Server shutting down", "Request timed out", "Limit
+// exceeded", "Unauthorized", "Forbidden", "Server error" for the rest of
+// -32000..-32099, and "Error" for any other code.
 func (c Code) String() string {
 	if i, ok := c.std(); ok {
 		return stdErrs[i].Message
@@ -75,7 +82,7 @@ func (c Code) String() string {
 func (c Code) IsServerError() bool { return c <= -32000 && c >= -32099 }
 
 // Err returns an *Error with code c, the standard message c.String() and no
-// data. For the named codes (CodeParseError ... CodeTimeout) it is a
+// data. For the named codes (CodeParseError ... CodeForbidden) it is a
 // prebuilt value shared by all callers, returned without allocation; it must
 // be treated as immutable. Any other code gets a fresh *Error.
 func (c Code) Err() error {
