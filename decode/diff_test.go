@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -297,6 +299,19 @@ func TestDifferential(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
+	}
+	// nst/JSONTestSuite's test_parsing files (the fuzz package keeps them, with their
+	// LICENSE), but the two of tens of kilobytes of brackets.
+	suite, _ := filepath.Glob("../fuzz/testdata/jsontestsuite/*.json")
+	if len(suite) == 0 {
+		f.Fatal("no JSONTestSuite files in ../fuzz/testdata/jsontestsuite")
+	}
+	for _, name := range suite {
+		if b, err := os.ReadFile(name); err != nil {
+			f.Fatal(err)
+		} else if len(b) <= 4<<10 {
+			f.Add(b)
+		}
 	}
 	p := Parser{MaxDepth: refDepth}
 	f.Fuzz(func(t *testing.T, data []byte) {

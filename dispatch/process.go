@@ -206,14 +206,15 @@ func appendHandlerError(dst, id []byte, err error) []byte {
 	return encode.AppendError(dst, id, encode.CodeInternalError, encode.CodeInternalError.String(), data)
 }
 
-// appendParseError answers bytes that are not one valid JSON value. A nesting
-// limit violation is valid JSON over a limit: Invalid Request.
+// appendParseError answers bytes that are not one valid JSON value. Nesting
+// deeper than MaxDepth is a parse error too, with error.data naming the
+// limit: the scanner gave up there, so it cannot claim the rest was JSON.
 func (e *Engine) appendParseError(s *state, dst []byte, err error) []byte {
 	se, _ := err.(*decode.SyntaxError)
 	if se != nil && se.Err == decode.ErrDepth {
 		e.observe(EventTooDeep)
-		return encode.AppendError(dst, nil, encode.CodeInvalidRequest,
-			encode.CodeInvalidRequest.String(), e.depthData)
+		return encode.AppendError(dst, nil, encode.CodeParseError,
+			encode.CodeParseError.String(), e.depthData)
 	}
 	e.observe(EventParseError)
 	s.scratch = append(s.scratch[:0], '"')

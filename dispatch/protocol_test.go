@@ -199,8 +199,8 @@ func TestNesting(t *testing.T) {
 		t.Fatalf("depth 10 rejected: %+v", r.Error)
 	}
 	r := parseOne(t, e.Process(nil, []byte(nest(10))))
-	if r.Error == nil || r.Error.Code != -32600 || string(r.ID) != "null" {
-		t.Fatalf("depth 11: want -32600, got %+v", r)
+	if r.Error == nil || r.Error.Code != -32700 || string(r.ID) != "null" || string(r.Error.Data) != `"nesting deeper than 10"` {
+		t.Fatalf("depth 11: want -32700 naming the limit, got %+v", r)
 	}
 	d := newDemo(t, nil)
 	if r := parseOne(t, d.Process(nil, []byte(nest(999)))); r.Error != nil {
@@ -208,8 +208,8 @@ func TestNesting(t *testing.T) {
 	}
 	for _, in := range []string{nest(1000), strings.Repeat("[", 100000), strings.Repeat(`{"a":`, 100000)} {
 		r := parseOne(t, d.Process(nil, []byte(in)))
-		if r.Error == nil || r.Error.Code != -32600 {
-			t.Fatalf("too deep (%d bytes): want -32600, got %+v", len(in), r.Error)
+		if r.Error == nil || r.Error.Code != -32700 || string(r.Error.Data) != `"nesting deeper than 1000"` {
+			t.Fatalf("too deep (%d bytes): want -32700 naming the limit, got %+v", len(in), r.Error)
 		}
 	}
 }

@@ -35,7 +35,7 @@ const (
 	UTF8Error
 	// DepthError: a container opens deeper than maxDepth before any other problem appears.
 	// decode returns a *decode.SyntaxError with Err == decode.ErrDepth; the engine answers
-	// -32600 with id null.
+	// -32700 with id null and error.data naming the limit.
 	DepthError
 )
 
@@ -78,13 +78,13 @@ type Result struct {
 }
 
 // Code is the error code the engine must answer the whole message with: -32700 for a parse
-// (or UTF-8) error, -32600 for a depth error or an Invalid message, 0 otherwise (a call, a
+// (or UTF-8) error or a depth error, -32600 for an Invalid message, 0 otherwise (a call, a
 // notification, a response, or a batch whose members are answered one by one).
 func (r *Result) Code() int {
 	switch {
-	case r.Outcome == ParseError || r.Outcome == UTF8Error:
+	case r.Outcome == ParseError || r.Outcome == UTF8Error || r.Outcome == DepthError:
 		return -32700
-	case r.Outcome == DepthError || r.Kind == decode.Invalid:
+	case r.Kind == decode.Invalid:
 		return -32600
 	}
 	return 0

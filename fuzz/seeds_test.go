@@ -158,8 +158,9 @@ var truncated = []string{
 	`[` + req(`"method":"sum","params":[1,2],"id":1`) + `,` + req(`"result":"\ud83d\ude00","id":2`) + `]`,
 }
 
-// seeds returns the inputs both fuzz targets start from: the specification vectors' requests,
-// the benchmark messages, the tricky table and the prefixes of a few messages.
+// seeds returns the inputs the fuzz targets start from: the specification vectors' requests,
+// the benchmark messages, the tricky table, the prefixes of a few messages and the
+// JSONTestSuite files (jsontestsuite_test.go) up to maxSuiteSeed bytes.
 func seeds(tb testing.TB) [][]byte {
 	tb.Helper()
 	var out [][]byte
@@ -179,6 +180,11 @@ func seeds(tb testing.TB) [][]byte {
 	for _, s := range truncated {
 		for n := range len(s) {
 			out = append(out, []byte(s[:n]))
+		}
+	}
+	for _, f := range jsonTestSuite(tb) {
+		if len(f.data) <= maxSuiteSeed {
+			out = append(out, f.data)
 		}
 	}
 	return out

@@ -145,7 +145,7 @@ func slowloris(nc net.Conn, msg []byte) time.Duration {
 }
 
 // TestAbuseDeepNesting: 100,000 '[' (and '{"a":'), closed or not, on every
-// framing and stdio: one -32600 naming the depth limit, and the connection
+// framing and stdio: one -32700 naming the depth limit, and the connection
 // goes on.
 func TestAbuseDeepNesting(t *testing.T) {
 	const depth = 100000
@@ -157,7 +157,7 @@ func TestAbuseDeepNesting(t *testing.T) {
 	}
 	check := func(t *testing.T, c *client) {
 		for _, m := range msgs {
-			data := expectError(t, c.call(m), "null", -32600)
+			data := expectError(t, c.call(m), "null", -32700)
 			if data != `"nesting deeper than 1000"` {
 				t.Errorf("error data %s", data)
 			}
@@ -188,7 +188,7 @@ func TestAbuseHugeBatch(t *testing.T) {
 	}
 	check := func(t *testing.T, c *client) {
 		for _, m := range huge {
-			data := expectError(t, c.call(m), "null", -32600)
+			data := expectError(t, c.call(m), "null", -32700)
 			if data != `"batch has more than 1000 members"` {
 				t.Errorf("error data %s", data)
 			}
