@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/bytedance/sonic v1.15.5
 	github.com/fasthttp/websocket v1.5.12
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1
