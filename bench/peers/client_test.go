@@ -24,8 +24,9 @@ package peers_test
 //     text message and the answer message read on a bare fasthttp/websocket
 //     connection; tcp and ws, one call at a time), callraw (jetrpc CallRaw:
 //     raw params, raw result appended to a reused buffer), call (jetrpc
-//     Call: Go params, a value boxed by the call, the result decoded into a
-//     reused json.RawMessage), geth (go-ethereum rpc.Client.CallContext: Go
+//     Call: Go params, a value held in an interface (boxed once, not per
+//     call), the result decoded into a reused json.RawMessage, which costs
+//     a copy of its bytes, one allocation), geth (go-ethereum rpc.Client.CallContext: Go
 //     args marshalled by encoding/json, the result into a reused
 //     json.RawMessage; over ws rpc.DialWebsocket), typed (jetrpc Call the
 //     way a user writes it: params a pointer to a Go struct, the result
