@@ -188,7 +188,7 @@ func TestAbuseHugeBatch(t *testing.T) {
 	}
 	check := func(t *testing.T, c *client) {
 		for _, m := range huge {
-			data := expectError(t, c.call(m), "null", -32700)
+			data := expectError(t, c.call(m), "null", -32600)
 			if data != `"batch has more than 1000 members"` {
 				t.Errorf("error data %s", data)
 			}
