@@ -10,12 +10,16 @@ import (
 // goroutines stay hot and cold ones drift to the bottom). Submit pops the
 // top worker and sends it the task; with none idle it starts a new worker,
 // passing the task as an argument, while fewer than Max exist; otherwise it
-// refuses. A cleaner goroutine, started with the first worker, wakes every
-// IdleTimeout and sends nil to workers idle longer than that, which makes
-// them exit; once no worker is left the cleaner exits too, so an unused
-// pool holds no goroutine. Stop sends nil to every idle worker, lets busy
-// ones exit when their task returns, and waits for all of them and the
-// cleaner.
+// refuses. A cleaner goroutine, started with the first worker, sends nil to
+// the workers it retires, which makes them exit: those idle longer than
+// IdleTimeout, and, while more than Keep are idle, those at the bottom idle
+// longer than Linger. So a burst (a batch of blocking calls, say) leaves at
+// most Keep goroutines behind within about Linger. The cleaner sleeps until
+// the oldest idle worker is due, and a worker going idle wakes it when the
+// idle ones first exceed Keep; once no worker is left the cleaner exits
+// too, so an unused pool holds no goroutine. Stop sends nil to every idle
+// worker, lets busy ones exit when their task returns, and waits for all
+// of them and the cleaner.
 
 // Task is work to run on a worker.
 type Task interface {
@@ -40,7 +44,21 @@ const (
 	DefaultMaxWorkers = 1 << 14
 	// DefaultIdleTimeout is how long a worker waits for work before exiting.
 	DefaultIdleTimeout = 10 * time.Second
+	// DefaultKeep is how many idle workers wait IdleTimeout for work: enough
+	// to take sporadic blocking calls without starting goroutines, few enough
+	// that what a burst leaves behind stays small (a parked worker costs its
+	// goroutine, 2 to 8 KiB of stack).
+	DefaultKeep = 16
+	// DefaultLinger is how long an idle worker beyond Keep waits for work:
+	// long enough to be reused under steady load, short enough that a burst's
+	// goroutines are gone well within a second.
+	DefaultLinger = 100 * time.Millisecond
 )
+
+// minCleanWait is the shortest sleep of the cleaner (unless Linger or
+// IdleTimeout is shorter), so that workers going idle a little apart are
+// retired together.
+const minCleanWait = 10 * time.Millisecond
 
 // WorkersOptions configures NewWorkers. A nil *WorkersOptions and zero
 // fields mean the defaults.
@@ -49,9 +67,15 @@ type WorkersOptions struct {
 	// tasks that run at once. 0 means DefaultMaxWorkers.
 	Max int
 	// IdleTimeout is how long an idle worker waits for a task before it
-	// exits; it exits between IdleTimeout and twice that after its last
-	// task. 0 means DefaultIdleTimeout.
+	// exits. 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Keep is how many idle workers may wait IdleTimeout; while more are
+	// idle, the longest idle beyond Keep exit after Linger. 0 means
+	// DefaultKeep; a negative Keep keeps none.
+	Keep int
+	// Linger is how long an idle worker beyond Keep waits for a task
+	// before it exits (at most IdleTimeout). 0 means DefaultLinger.
+	Linger time.Duration
 }
 
 func (o *WorkersOptions) max() int {
@@ -68,6 +92,24 @@ func (o *WorkersOptions) idleTimeout() time.Duration {
 	return o.IdleTimeout
 }
 
+func (o *WorkersOptions) keep() int {
+	switch {
+	case o == nil || o.Keep == 0:
+		return DefaultKeep
+	case o.Keep < 0:
+		return 0
+	}
+	return o.Keep
+}
+
+func (o *WorkersOptions) linger() time.Duration {
+	d := DefaultLinger
+	if o != nil && o.Linger > 0 {
+		d = o.Linger
+	}
+	return min(d, o.idleTimeout())
+}
+
 // Workers is a bounded pool of worker goroutines, created on demand and
 // reused. Create it with NewWorkers; it is safe for concurrent use.
 type Workers struct {
@@ -75,6 +117,8 @@ type Workers struct {
 
 	max         int
 	idleTimeout time.Duration
+	keep        int
+	linger      time.Duration
 
 	mu       sync.Mutex
 	idle     []*worker // stack; idle[len-1] was used last
@@ -83,6 +127,7 @@ type Workers struct {
 	stopped  bool
 
 	stop    chan struct{}  // closed by Stop; ends the cleaner
+	wake    chan struct{}  // (buffered) more than keep workers went idle
 	wg      sync.WaitGroup // workers and the cleaner
 	expired []*worker      // the cleaner's scratch space
 }
@@ -99,7 +144,10 @@ func NewWorkers(opts *WorkersOptions) *Workers {
 	return &Workers{
 		max:         opts.max(),
 		idleTimeout: opts.idleTimeout(),
+		keep:        opts.keep(),
+		linger:      opts.linger(),
 		stop:        make(chan struct{}),
+		wake:        make(chan struct{}, 1),
 	}
 }
 
@@ -167,7 +215,14 @@ func (w *Workers) release(wk *worker) bool {
 		return false
 	}
 	w.idle = append(w.idle, wk)
+	over := len(w.idle) == w.keep+1
 	w.mu.Unlock()
+	if over { // the cleaner may be sleeping for IdleTimeout: Linger applies now
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
 	return true
 }
 
@@ -178,37 +233,54 @@ func (w *Workers) exit() {
 	w.wg.Done()
 }
 
-// clean ends workers that have been idle for longer than idleTimeout.
+// clean retires idle workers (see expire) until no worker is left.
 func (w *Workers) clean() {
 	defer w.wg.Done()
-	tick := time.NewTicker(w.idleTimeout)
-	defer tick.Stop()
+	t := time.NewTimer(w.idleTimeout)
+	defer t.Stop()
 	for {
 		select {
 		case <-w.stop:
 			return
-		case now := <-tick.C:
-			if !w.expire(now.Add(-w.idleTimeout)) {
-				return
-			}
+		case <-w.wake:
+		case <-t.C:
 		}
+		next, ok := w.expire(time.Now())
+		if !ok {
+			return
+		}
+		t.Reset(next)
 	}
 }
 
-// expire tells the workers idle since before deadline to exit. They are at
-// the bottom of the stack. When no worker is left it ends the cleaner: it
-// returns false, and the next new worker starts another.
-func (w *Workers) expire(deadline time.Time) bool {
+// expire tells the workers due at now to exit: those idle for IdleTimeout,
+// and, while more than keep are idle, those idle for Linger. They are at the
+// bottom of the stack. It returns how long until the next one is due. When
+// no worker is left it ends the cleaner: it returns false, and the next new
+// worker starts another.
+func (w *Workers) expire(now time.Time) (time.Duration, bool) {
 	w.mu.Lock()
 	if w.count == 0 {
 		w.cleaning = false
 		w.mu.Unlock()
-		return false
+		return 0, false
 	}
 	n := 0
-	for n < len(w.idle) && w.idle[n].lastUsed.Before(deadline) {
-		n++
+	for ; n < len(w.idle); n++ {
+		idle := now.Sub(w.idle[n].lastUsed)
+		if idle < w.idleTimeout && (len(w.idle)-n <= w.keep || idle < w.linger) {
+			break
+		}
 	}
+	next := w.idleTimeout
+	if n < len(w.idle) {
+		limit := w.idleTimeout
+		if len(w.idle)-n > w.keep {
+			limit = w.linger
+		}
+		next = limit - now.Sub(w.idle[n].lastUsed)
+	}
+	next = max(next, min(minCleanWait, w.linger))
 	w.expired = append(w.expired[:0], w.idle[:n]...)
 	m := copy(w.idle, w.idle[n:])
 	clear(w.idle[m:])
@@ -219,7 +291,7 @@ func (w *Workers) expire(deadline time.Time) bool {
 		wk.tasks <- nil
 		w.expired[i] = nil
 	}
-	return true
+	return next, true
 }
 
 // Stop refuses further tasks, ends idle workers, waits for running tasks to
