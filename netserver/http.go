@@ -8,6 +8,7 @@ package netserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"sync"
@@ -55,6 +56,7 @@ type HTTPServer struct {
 	health healthPaths
 	drain  time.Duration // Options.DrainDelay
 	docs   documents     // Options.Documents (documents.go)
+	tls    *tls.Config   // Options.TLS; nil: none (tls.go)
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
@@ -62,7 +64,7 @@ type HTTPServer struct {
 // connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery,
-		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay(), docs: opts.documents()}
+		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay(), docs: opts.documents(), tls: opts.tls()}
 	if idle := s.lim.idleTimeout; idle > 0 && idle/2 < s.ping {
 		s.ping = idle / 2
 	}
@@ -86,7 +88,7 @@ func (s *HTTPServer) Serve(ln net.Listener) error {
 	s.lns = append(s.lns, ln)
 	s.mu.Unlock()
 
-	err := s.srv.Serve(httpListener{Listener: ln, conns: &s.conns, s: s})
+	err := s.srv.Serve(httpListener{Listener: listenTLS(ln, s.tls), conns: &s.conns, s: s})
 	ln.Close()
 	if s.isClosed() {
 		return ErrServerClosed
@@ -207,7 +209,7 @@ func (s *HTTPServer) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 
 // lingerOnClose makes the connection of ctx drain its input before closing.
 func lingerOnClose(ctx *fasthttp.RequestCtx) {
-	if c, ok := ctx.Conn().(*httpConn); ok {
+	if c, ok := httpConnOf(ctx.Conn()); ok {
 		c.lingerOnClose()
 	}
 }

@@ -34,10 +34,10 @@ func (l httpListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
-	c.ctx = withOrigin(l.s.ctx, l.s.e, HTTP, nc.RemoteAddr())
+	c.ctx = withTLS(withOrigin(l.s.ctx, l.s.e, HTTP, nc.RemoteAddr()), nc)
 	l.conns.add(c)
 	c.lim.observe(HTTP, ConnOpened)
-	return c, nil
+	return asHTTPS(c), nil
 }
 
 // httpConns is a set of open connections.
@@ -66,7 +66,7 @@ func (s *httpConns) closeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.m {
-		c.Conn.Close()
+		closeNow(c.Conn)
 		delete(s.m, c)
 	}
 }

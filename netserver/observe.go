@@ -128,7 +128,7 @@ var (
 // headers, valid during the request (clone them for longer: SSE).
 func (s *HTTPServer) requestContext(ctx *fasthttp.RequestCtx, t Transport, clone bool) context.Context {
 	parent, remote := s.ctx, net.Addr(nil)
-	if c, ok := ctx.Conn().(*httpConn); ok {
+	if c, ok := httpConnOf(ctx.Conn()); ok {
 		parent, remote = c.ctx, c.RemoteAddr()
 	}
 	tp := ctx.Request.Header.PeekBytes(traceParentHeader)
@@ -158,7 +158,7 @@ func cloneBytes(b []byte) []byte {
 // request's context with the request's origin (one allocation per request;
 // net/http allocates more).
 func stdRequestContext(r *http.Request, t Transport) context.Context {
-	return dispatch.WithOrigin(r.Context(), dispatch.Origin{
+	return dispatch.WithOrigin(withTLSState(r.Context(), r.TLS), dispatch.Origin{
 		Transport:   t.String(),
 		Remote:      stdAddr(r.RemoteAddr),
 		TraceParent: headerBytes(r.Header, "Traceparent"),

@@ -1,6 +1,7 @@
 package netserver
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 
@@ -72,6 +73,21 @@ type Options struct {
 	// the ones refused or dropped (default none; see Observer, and package
 	// metrics for Prometheus).
 	Observer Observer
+
+	// TLS, when set, serves TLS on every connection Serve accepts: the TCP
+	// connections of a Server, and those of an HTTPServer (HTTPS, with
+	// WebSocket and SSE over it). It is copied, with MinVersion raised to
+	// TLS 1.2 at least. The handshake runs on the connection's goroutine,
+	// within ReadTimeout (IdleTimeout if there is none); a connection that
+	// fails it is closed (logged at Info level). For client certificates
+	// set ClientAuth and ClientCAs; to change the certificate without a
+	// restart, GetCertificate or GetConfigForClient (package tlsconfig's
+	// Reloader does it from files). Handlers read the connection's state,
+	// the client's certificate included, with TLSState. A listener that
+	// yields *tls.Conn is served the same way without it. ServeStdio and
+	// HTTPHandler ignore it (a net/http server does its own TLS). Nil: no
+	// TLS.
+	TLS *tls.Config
 }
 
 // Defaults of Options.
@@ -116,6 +132,8 @@ func (o *Options) writeTimeout() time.Duration {
 }
 
 func (o *Options) drainDelay() time.Duration { return max(o.or().DrainDelay, 0) }
+
+func (o *Options) tls() *tls.Config { return serverTLS(o.or().TLS) }
 
 // health returns the shared Health, or a new one of the server's own.
 func (o *Options) health() *Health {

@@ -2,6 +2,7 @@ package netserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -33,6 +34,7 @@ type Server struct {
 	conns     connSet // TCP connections and ServeStdio calls
 	health    *Health
 	drain     time.Duration // Options.DrainDelay
+	tls       *tls.Config   // Options.TLS; nil: none (tls.go)
 
 	// testHookRelease, when set, is called (under c.mu) each time an idle
 	// connection gives its buffers back.
@@ -53,6 +55,7 @@ func New(e *dispatch.Engine, opts *Options) *Server {
 		conns:       connSet{max: opts.maxConns()},
 		health:      opts.health(),
 		drain:       opts.drainDelay(),
+		tls:         opts.tls(),
 	}
 	s.tooLargeData = appendTooLargeData(nil, s.maxMessage)
 	return s
@@ -62,6 +65,7 @@ func New(e *dispatch.Engine, opts *Options) *Server {
 // Shutdown, then returns ErrServerClosed. Any other error of ln.Accept that
 // is not temporary is returned. Serve always closes ln.
 func (s *Server) Serve(ln net.Listener) error {
+	ln = listenTLS(ln, s.tls)
 	if !s.addListener(ln) {
 		ln.Close()
 		return ErrServerClosed

@@ -53,7 +53,7 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 	if nc != nil {
 		via, remote = TCP, nc.RemoteAddr()
 	}
-	c.core.init(&s.lim, s.e, withOrigin(nil, s.e, via, remote), c, via, false)
+	c.core.init(&s.lim, s.e, withTLS(withOrigin(nil, s.e, via, remote), nc), c, via, false)
 	var src io.Reader = r
 	if nc != nil {
 		src = &c.rd
@@ -96,7 +96,10 @@ var errPark = errors.New("netserver: parked")
 // below 4 KiB, while a new goroutine starts small (the average stack size
 // in use, which idle connections keep at 2 KiB) and waiting needs little.
 func (c *conn) serveTracked() error {
-	err := c.readLoop(c)
+	err := c.handshake() // TLS only, once (tls.go)
+	if err == nil {
+		err = c.readLoop(c)
+	}
 	if err == errPark {
 		go c.serveTracked()
 		return err

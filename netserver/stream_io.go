@@ -211,7 +211,7 @@ func (c *conn) interrupt() {
 // (transport.drop).
 func (c *conn) drop() {
 	if c.nc != nil {
-		c.nc.Close()
+		closeNow(c.nc)
 		return
 	}
 	c.interrupt()

@@ -33,7 +33,7 @@ func newWSConn(s *HTTPServer, nc net.Conn) *wsConn {
 	c := &wsConn{s: s}
 	c.nc = nc
 	c.src.nc = nc
-	c.core.init(&s.lim, s.e, withOrigin(s.ctx, s.e, WS, nc.RemoteAddr()), c, WS, false)
+	c.core.init(&s.lim, s.e, withTLS(withOrigin(s.ctx, s.e, WS, nc.RemoteAddr()), rawConn(nc)), c, WS, false)
 	return c
 }
 
