@@ -52,6 +52,7 @@ type HTTPServer struct {
 	conns  httpConns
 	ws     connSet // open WebSocket connections (see ws.go)
 	lim    limits
+	mounts mounts        // Options.Mounts (mounts.go)
 	ping   time.Duration // WebSocket keep-alive
 	health healthPaths
 	drain  time.Duration // Options.DrainDelay
@@ -73,6 +74,7 @@ func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s.srv.Handler = s.Handler
 	s.srv.ErrorHandler = s.errorHandler
 	s.srv.ExpectHandler = s.expect
+	s.mounts = opts.mounts()
 	return s
 }
 
@@ -177,6 +179,9 @@ func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if s.health.serveFast(ctx) || s.docs.serveFast(ctx) {
+		return
+	}
+	if s.mounts.serveFast(ctx) {
 		return
 	}
 	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed), fasthttp.StatusMethodNotAllowed)

@@ -26,7 +26,7 @@ import (
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
 	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts), health: newHealthPaths(opts, opts.health()),
-		docs: opts.documents()}
+		docs: opts.documents(), mounts: opts.mounts()}
 }
 
 // stdHandler is the net/http adapter.
@@ -36,6 +36,7 @@ type stdHandler struct {
 	lim     limits
 	health  healthPaths
 	docs    documents // Options.Documents (documents.go)
+	mounts  mounts    // Options.Mounts (mounts.go)
 	in, out pool.Buffers
 }
 
@@ -115,6 +116,9 @@ func stdError(w http.ResponseWriter, status int) {
 // serveNotPost answers every request whose method is not POST.
 func (h *stdHandler) serveNotPost(w http.ResponseWriter, r *http.Request) {
 	if h.health.serveStd(w, r) || h.docs.serveStd(w, r) {
+		return
+	}
+	if h.mounts.serveStd(w, r) {
 		return
 	}
 	w.Header().Set("Allow", http.MethodPost)

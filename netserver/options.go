@@ -3,6 +3,7 @@ package netserver
 import (
 	"crypto/tls"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
@@ -68,6 +69,12 @@ type Options struct {
 	// (an error is 500); jetrpc serve puts the OpenRPC document at
 	// /openrpc.json. A POST to these paths is a JSON-RPC call.
 	Documents map[string]func() ([]byte, error)
+	// Mounts are net/http handlers that the HTTP servers hand GET and HEAD
+	// of every path under a prefix to (a prefix ends in "/"; without it,
+	// the prefix itself is redirected there), the longest prefix first;
+	// jetrpc serve --ui mounts the web console (package ui) at /ui/. A POST
+	// to these paths is a JSON-RPC call.
+	Mounts map[string]http.Handler
 
 	// Observer sees the connections opened and closed, by transport, and
 	// the ones refused or dropped (default none; see Observer, and package

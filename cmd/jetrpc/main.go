@@ -34,6 +34,7 @@ Commands:
   bench   load-test jetrpc beside an encoding/json baseline (or --target ADDR)
   call    send one request to a server and print the response
   gen     write a typed Go client and server interface from an OpenRPC document
+  ui      serve the web console for a JSON-RPC server (http, ws or tcp)
   help    print this help
 
 Run "jetrpc <command> -h" for the flags of a command.
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCall(ctx, args[1:], stdin, stdout, stderr)
 	case "gen":
 		return runGen(ctx, args[1:], stdout, stderr)
+	case "ui":
+		return runUI(ctx, args[1:], stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

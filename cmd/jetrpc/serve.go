@@ -41,6 +41,7 @@ type serveConfig struct {
 	maxConns   int
 	limits     limitFlags
 	ops        opsFlags
+	browser    browserFlags // serve_browser.go
 
 	docs map[string]func() ([]byte, error) // GET endpoints of --http (discover.go)
 }
@@ -174,6 +175,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.ops.define(fs)
+	cfg.browser.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -215,6 +217,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 		return err
 	}
 	if err := checkAddr("http", cfg.http); err != nil {
+		return err
+	}
+	if err := cfg.browser.check(cfg.http); err != nil {
 		return err
 	}
 	return cfg.ops.check(given, cfg.stdio)
@@ -261,6 +266,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	s := &server{log: log, obs: obs, health: new(netserver.Health), drain: cfg.ops.drain, stdio: cfg.stdio}
 	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
 		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
+	cfg.browser.apply(opts)
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
 	}
