@@ -93,6 +93,9 @@ func TestAny(t *testing.T) {
 	f(auth.Any(bad, ok), "ok", "")
 	f(auth.Any(none, none), "", "missing credentials")
 	f(auth.Any(none, bad, other), "", "bad")
+	unknown := auth.Func(func(*auth.Request) (*auth.Identity, error) { return nil, auth.ErrUnknownToken })
+	f(auth.Any(unknown, bad), "", "bad")
+	f(auth.Any(unknown, none), "", "unknown token")
 	f(auth.Any(other), "", "invalid credentials")
 	f(auth.Any(nil, ok), "ok", "")
 }

@@ -74,10 +74,16 @@ func Reason(err error) string {
 	return "invalid credentials"
 }
 
+// ErrUnknownToken: the request's token is not one of this authenticator's
+// (Tokens). [Any] reports it only when no other authenticator had
+// something more specific to say ("stale token" from a JWT's).
+var ErrUnknownToken error = &Error{Reason: "unknown token"}
+
 // Any returns an Authenticator that asks each of as in turn and returns
 // the first identity one of them gives. When none does, it fails with the
-// first error that is not ErrNoCredentials, else with ErrNoCredentials.
-// Nil authenticators are skipped.
+// first error that is neither ErrNoCredentials nor ErrUnknownToken, else
+// with ErrUnknownToken if one gave it, else with ErrNoCredentials. Nil
+// authenticators are skipped.
 func Any(as ...Authenticator) Authenticator {
 	var list anyOf
 	for _, a := range as {
@@ -95,17 +101,23 @@ type anyOf []Authenticator
 
 func (as anyOf) Authenticate(r *Request) (*Identity, error) {
 	var first error
+	unknown := false
 	for _, a := range as {
 		id, err := a.Authenticate(r)
 		switch {
 		case err == nil && id != nil:
 			return id, nil
+		case errors.Is(err, ErrUnknownToken):
+			unknown = true
 		case err != nil && first == nil && !errors.Is(err, ErrNoCredentials):
 			first = err
 		}
 	}
-	if first == nil {
-		first = ErrNoCredentials
+	switch {
+	case first != nil:
+		return nil, first
+	case unknown:
+		return nil, ErrUnknownToken
 	}
-	return nil, first
+	return nil, ErrNoCredentials
 }

@@ -101,10 +101,8 @@ func (t *Tokens) Rules() Rules {
 	return r
 }
 
-var errUnknownToken = &Error{Reason: "unknown token"}
-
 // Authenticate returns the identity of r.Token: ErrNoCredentials without
-// one, an error for a token not in the file.
+// one, ErrUnknownToken for a token not in the file.
 func (t *Tokens) Authenticate(r *Request) (*Identity, error) {
 	if len(r.Token) == 0 {
 		return nil, ErrNoCredentials
@@ -112,5 +110,5 @@ func (t *Tokens) Authenticate(r *Request) (*Identity, error) {
 	if id := t.byHash[sha256.Sum256(r.Token)]; id != nil {
 		return id, nil
 	}
-	return nil, errUnknownToken
+	return nil, ErrUnknownToken
 }

@@ -54,6 +54,7 @@ type transport interface {
 
 // limits is what every connection of a server takes from Options.
 type limits struct {
+	sec          *sec // authentication, Origin policy, per-client limits (auth.go)
 	maxInFlight  int32
 	maxPending   int64
 	readTimeout  time.Duration
@@ -69,6 +70,7 @@ type limits struct {
 
 func newLimits(opts *Options) limits {
 	return limits{
+		sec:          newSec(opts),
 		maxInFlight:  int32(min(opts.maxInFlight(), 1<<30)),
 		maxPending:   int64(opts.maxPending()),
 		readTimeout:  opts.readTimeout(),
@@ -90,6 +92,9 @@ type core struct {
 	t   transport
 	via Transport // for the observer
 	nc  net.Conn  // for the logs (nil: stdio, SSE)
+	// gate admits messages (authentication, rate limits: auth.go); nil:
+	// every message is handled.
+	gate *gate
 
 	local *pool.Buffer // the reader's
 
@@ -141,6 +146,8 @@ func (c *core) remote() string {
 // release returns the pooled buffers; nothing may use c afterwards.
 func (c *core) release() {
 	c.dc.Close()
+	c.gate.close()
+	c.gate = nil
 	for _, b := range [...]**pool.Buffer{&c.local, &c.out, &c.spare} {
 		putOutBuffer(*b)
 		*b = nil
@@ -149,6 +156,9 @@ func (c *core) release() {
 
 // handle processes one message read: inline into c.local, or as a task.
 func (c *core) handle(msg []byte) {
+	if c.gate != nil && !c.admit(msg) {
+		return
+	}
 	b, mark := c.t.begin(c.local.B)
 	start := len(b)
 	b, route := c.dc.TryProcess(b, msg)

@@ -153,6 +153,9 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 		tooLarge(ctx)
 		return
 	}
+	if !s.admitPost(ctx, body) { // Origin, Auth, RateLimit (auth.go)
+		return
+	}
 	if !s.health.h.Ready() { // draining: let keep-alive clients go elsewhere
 		ctx.SetConnectionClose()
 	}
@@ -178,7 +181,7 @@ func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 		s.serveWS(ctx)
 		return
 	}
-	if s.health.serveFast(ctx) || s.docs.serveFast(ctx) {
+	if s.health.serveFast(ctx) || s.docs.has(ctx) && !s.admitGet(ctx) || s.docs.serveFast(ctx) {
 		return
 	}
 	if s.mounts.serveFast(ctx) {

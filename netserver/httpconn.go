@@ -3,6 +3,7 @@ package netserver
 import (
 	"context"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,7 @@ func (l httpListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
+	c.admitConn()
 	c.ctx = withTLS(withOrigin(l.s.ctx, l.s.e, HTTP, nc.RemoteAddr()), nc)
 	l.conns.add(c)
 	c.lim.observe(HTTP, ConnOpened)
@@ -79,6 +81,11 @@ type httpConn struct {
 	lim    *limits
 	linger atomic.Bool
 	closed atomic.Bool
+
+	// Options.Auth, MaxConnsPerIP and RateLimit (auth.go)
+	auth      httpAuth
+	ip        netip.Addr // the client's address (limit.go), counted for MaxConnsPerIP unless overLimit
+	overLimit bool       // over MaxConnsPerIP: its requests get 429
 }
 
 // lingerOnClose makes Close drain the input first.
@@ -89,6 +96,7 @@ func (c *httpConn) Close() error {
 	c.set.remove(c)
 	if !c.closed.Swap(true) {
 		c.lim.observe(HTTP, ConnClosed)
+		c.closeClient()
 	}
 	if c.linger.Swap(false) {
 		c.drain()

@@ -52,6 +52,7 @@ func wantsEventStream(h http.Header) bool {
 }
 
 func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var ok bool
 	if r.Method != http.MethodPost {
 		h.serveNotPost(w, r)
 		return
@@ -59,6 +60,9 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := h.in.Get()
 	defer h.in.Put(in)
 	if !h.readBody(w, r, in) {
+		return
+	}
+	if r, ok = h.admit(w, r, in.B); !ok { // Origin, Auth, RateLimit (auth.go)
 		return
 	}
 	if !h.health.h.Ready() { // draining: let keep-alive clients go elsewhere
@@ -115,7 +119,16 @@ func stdError(w http.ResponseWriter, status int) {
 
 // serveNotPost answers every request whose method is not POST.
 func (h *stdHandler) serveNotPost(w http.ResponseWriter, r *http.Request) {
-	if h.health.serveStd(w, r) || h.docs.serveStd(w, r) {
+	if h.health.serveStd(w, r) {
+		return
+	}
+	if _, doc := h.docs[r.URL.Path]; doc {
+		var ok bool
+		if r, ok = h.admit(w, r, nil); !ok {
+			return
+		}
+	}
+	if h.docs.serveStd(w, r) {
 		return
 	}
 	if h.mounts.serveStd(w, r) {

@@ -83,12 +83,25 @@ const (
 	// ConnWriteTimeout: a write made no progress within WriteTimeout and
 	// the connection was dropped.
 	ConnWriteTimeout
+	// ConnMaxConnsPerIP: a connection was accepted over MaxConnsPerIP and
+	// closed (TCP) or answered 429 (HTTP).
+	ConnMaxConnsPerIP
+	// ConnUnauthorized: Options.Auth refused a client: an HTTP request
+	// (401), a WebSocket upgrade, a TCP or stdio connection (-32006, then
+	// closed).
+	ConnUnauthorized
+	// ConnOriginRefused: a request's Origin was refused (403).
+	ConnOriginRefused
+	// ConnRateLimited: a message over its client's RateLimit was refused
+	// (-32005 for its calls, or 429), once per message.
+	ConnRateLimited
 	// NumConnEvents is the number of events, for arrays indexed by
 	// ConnEvent.
 	NumConnEvents
 )
 
-var connEventNames = [NumConnEvents]string{"opened", "closed", "max_conns", "too_large", "write_timeout"}
+var connEventNames = [NumConnEvents]string{"opened", "closed", "max_conns", "too_large", "write_timeout",
+	"max_conns_per_ip", "unauthorized", "origin_refused", "rate_limited"}
 
 // String returns the event's name in snake_case.
 func (ev ConnEvent) String() string {
@@ -130,6 +143,9 @@ func (s *HTTPServer) requestContext(ctx *fasthttp.RequestCtx, t Transport, clone
 	parent, remote := s.ctx, net.Addr(nil)
 	if c, ok := httpConnOf(ctx.Conn()); ok {
 		parent, remote = c.ctx, c.RemoteAddr()
+	}
+	if a := s.identityContext(ctx); a != nil { // Options.Auth (auth.go)
+		parent = a
 	}
 	tp := ctx.Request.Header.PeekBytes(traceParentHeader)
 	if len(tp) == 0 && t == HTTP {

@@ -93,7 +93,16 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // accept starts serving nc, or closes it when over MaxConns or shut down.
 func (s *Server) accept(nc net.Conn) {
+	ip := ipOf(nc.RemoteAddr())
+	if !s.lim.sec.clients.openConn(ip) { // MaxConnsPerIP (limit.go)
+		s.lim.observe(TCP, ConnMaxConnsPerIP)
+		s.log.Warn("netserver: too many connections from one address; closing new one",
+			"remote", nc.RemoteAddr().String(), "max", s.lim.sec.clients.perIP)
+		nc.Close()
+		return
+	}
 	c := newConn(s, nc, nc, nc)
+	c.ip, c.counted = ip, true
 	if err := s.conns.add(&c.core); err != nil {
 		if err != ErrServerClosed {
 			s.lim.observe(TCP, ConnMaxConns)

@@ -10,7 +10,8 @@ import (
 // ServeStdio serves one connection over a reader/writer pair, such as
 // os.Stdin and os.Stdout (LSP and MCP servers run this way), with the
 // framing of Options.Framing. It returns nil when r reaches EOF, after every
-// response has been written; ErrServerClosed after Shutdown; otherwise the
+// response has been written; ErrServerClosed after Shutdown;
+// ErrUnauthenticated when Options.Auth refused the client; otherwise the
 // error that ended it (broken framing, io.ErrUnexpectedEOF, a read or write
 // error). Neither r nor w is closed on return.
 //
@@ -29,6 +30,8 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 		return nil
 	case errStopped:
 		return ErrServerClosed
+	case ErrUnauthenticated: // Options.Auth refused the client (auth.go)
+		return err
 	default:
 		if c.stopping.Load() {
 			return ErrServerClosed

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"time"
@@ -43,6 +44,9 @@ type conn struct {
 	// used by the reader goroutine only
 	fr   *frame.Reader
 	kind frame.Kind // framing of responses, fixed after the first frame
+
+	ip      netip.Addr // the client's, for MaxConnsPerIP
+	counted bool       // ip holds a count of MaxConnsPerIP
 }
 
 func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
@@ -53,7 +57,9 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 	if nc != nil {
 		via, remote = TCP, nc.RemoteAddr()
 	}
-	c.core.init(&s.lim, s.e, withTLS(withOrigin(nil, s.e, via, remote), nc), c, via, false)
+	parent, binding := s.lim.sec.bind(withTLS(withOrigin(nil, s.e, via, remote), nc))
+	c.core.init(&s.lim, s.e, parent, c, via, false)
+	c.gate = s.lim.sec.newGate(remote, binding, nil) // Options.Auth, RateLimit (auth.go)
 	var src io.Reader = r
 	if nc != nil {
 		src = &c.rd
@@ -65,6 +71,10 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 
 // release returns the pooled resources; nothing may use c afterwards.
 func (c *conn) release() {
+	if c.counted {
+		c.srv.lim.sec.clients.closeConn(c.ip)
+		c.counted = false
+	}
 	c.core.release()
 	if c.fr != nil {
 		putReader(c.fr)
@@ -98,6 +108,7 @@ var errPark = errors.New("netserver: parked")
 func (c *conn) serveTracked() error {
 	err := c.handshake() // TLS only, once (tls.go)
 	if err == nil {
+		c.authenticateConn() // Options.Auth, once (auth.go)
 		err = c.readLoop(c)
 	}
 	if err == errPark {
@@ -108,7 +119,7 @@ func (c *conn) serveTracked() error {
 	c.drain(orderly(err), 0)
 	c.finish()
 	c.closeTransport(err)
-	via := c.via
+	via, err := c.via, c.refusedErr(err)
 	c.release()
 	c.srv.lim.observe(via, ConnClosed)
 	c.srv.conns.remove(&c.core)

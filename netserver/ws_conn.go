@@ -16,6 +16,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/frame/ws"
 )
 
@@ -29,11 +30,11 @@ type wsConn struct {
 	pinged bool   // a ping is out and nothing came since
 }
 
-func newWSConn(s *HTTPServer, nc net.Conn) *wsConn {
+func newWSConn(s *HTTPServer, nc net.Conn, id *auth.Identity) *wsConn {
 	c := &wsConn{s: s}
 	c.nc = nc
 	c.src.nc = nc
-	c.core.init(&s.lim, s.e, withTLS(withOrigin(s.ctx, s.e, WS, nc.RemoteAddr()), rawConn(nc)), c, WS, false)
+	c.core.init(&s.lim, s.e, withIdentity(withTLS(withOrigin(s.ctx, s.e, WS, nc.RemoteAddr()), rawConn(nc)), id), c, WS, false)
 	return c
 }
 

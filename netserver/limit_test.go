@@ -1,0 +1,249 @@
+package netserver
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/frame"
+)
+
+func TestCountCalls(t *testing.T) {
+	f := func(msg string, want int) {
+		t.Helper()
+		if got := countCalls([]byte(msg)); got != want {
+			t.Errorf("countCalls(%s) = %d, want %d", msg, got, want)
+		}
+	}
+	f(wsSubtract, 1)
+	f(`{"jsonrpc":"2.0","method":"update"}`, 1)
+	f(`{"jsonrpc":"2.0","id":1,"result":2}`, 0) // a response to the server's call
+	f(` [`+wsSubtract+`,`+wsSubtract+`, {"jsonrpc":"2.0","method":"x"}]`, 3)
+	f(`[]`, 1)
+	f(`[1,[2,3],{"a":[4]}]`, 3)
+	f(`{"jsonrpc"`, 0)
+	f(``, 0)
+}
+
+func TestIPOf(t *testing.T) {
+	f := func(a net.Addr, want string) {
+		t.Helper()
+		if got := ipOf(a).String(); got != want {
+			t.Errorf("ipOf(%v) = %s, want %s", a, got, want)
+		}
+	}
+	f(&net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 1}, "192.0.2.7")
+	f(&net.TCPAddr{IP: net.ParseIP("::ffff:192.0.2.7"), Port: 1}, "192.0.2.7")
+	f(&net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:3:4:5:6"), Port: 1}, "2001:db8:1:2::")
+	f(stdAddr("[2001:db8:1:2::9]:80"), "2001:db8:1:2::")
+	f(stdAddr("198.51.100.1:5"), "198.51.100.1")
+	f(nil, "invalid IP")
+}
+
+// TestClientsBounded sprays the bucket table with 100,000 source
+// addresses (faked, as a remote address a transport would hand over):
+// it never holds more than MaxClients, the known clients keep their own
+// buckets, the spray shares the overflow one, and idle buckets expire.
+func TestClientsBounded(t *testing.T) {
+	cs := newClients(&Options{RateLimit: 10, RateBurst: 10, MaxClients: 100})
+	now := time.Unix(1_700_000_000, 0)
+	addr := func(i int) net.Addr {
+		return &net.TCPAddr{IP: netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).AsSlice(), Port: 1}
+	}
+	held := cs.get(keyOf(nil, addr(0)), now) // an open connection's
+	for i := 1; i <= 100_000; i++ {
+		b := cs.get(keyOf(nil, addr(i)), now)
+		b.allow(now, 1)
+		cs.put(b)
+		if n := cs.len(); n > 100 {
+			t.Fatalf("after %d addresses: %d buckets", i, n)
+		}
+	}
+	if b := cs.get(keyOf(nil, addr(0)), now); b != held {
+		t.Error("the held client lost its bucket")
+	} else {
+		cs.put(b)
+	}
+	if b := cs.get(keyOf(nil, addr(200_000)), now); b != cs.overflow {
+		t.Error("a new client during the spray did not get the overflow bucket")
+	}
+	// Idle long enough to be full again: the spray's buckets expire, the
+	// held one stays.
+	later := now.Add(2 * time.Second)
+	b := cs.get(keyOf(nil, addr(300_000)), later)
+	if b == cs.overflow {
+		t.Error("no room after the buckets expired")
+	}
+	cs.put(b)
+	if n := cs.len(); n != 2 {
+		t.Errorf("%d buckets after the sweep, want 2 (held and new)", n)
+	}
+	cs.put(held)
+}
+
+// rateAuth: alice and bob, 5 calls per second each, 5 at once.
+func rateOptions(t *testing.T) *Options {
+	return &Options{Auth: testAuth(t), RateLimit: 5, RateBurst: 5}
+}
+
+// TestRateLimitTCP: alice floods and gets -32005 while bob, on another
+// connection, is served; a batch counts as its members.
+func TestRateLimitTCP(t *testing.T) {
+	ts := startServer(t, rateOptions(t), authSetup(t)...)
+	alice, bob := ts.dial(t, frame.NDJSON), ts.dial(t, frame.NDJSON)
+	expectResult(t, alice.call(authCall(aliceToken)), "1", `{"name":"alice","scheme":"bearer"}`)
+	expectResult(t, bob.call(authCall(bobToken)), "1", `{"name":"bob","scheme":"bearer"}`)
+	limited := 0
+	for i := range 20 {
+		r := decodeResponse(t, alice.call(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"sum","params":[1]}`))
+		if r.Error != nil {
+			if r.Error.Code != -32005 || r.Error.Message != "Limit exceeded" || string(r.ID) != strconv.Itoa(i) {
+				t.Fatalf("call %d: %+v", i, r.Error)
+			}
+			limited++
+		}
+		if i%4 == 0 { // bob calls now and then, within his rate
+			expectResult(t, bob.call(`{"jsonrpc":"2.0","id":7,"method":"sum","params":[1,2]}`), "7", "3")
+		}
+	}
+	if limited < 10 {
+		t.Errorf("%d of 20 flooding calls limited, want most", limited)
+	}
+	// A batch of 6 costs 6: more than the burst, every call refused.
+	time.Sleep(1100 * time.Millisecond) // the bucket fills again
+	batch := `[` + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"sum","params":[1]},`, 5) +
+		`{"jsonrpc":"2.0","method":"update"}]`
+	out := string(bob.call(batch))
+	if strings.Count(out, `"code":-32005`) != 5 || strings.Contains(out, "result") {
+		t.Errorf("batch over the burst: %s", out)
+	}
+	batch = `[` + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"sum","params":[1]},`, 4) +
+		`{"jsonrpc":"2.0","method":"update"}]`
+	if out := string(bob.call(batch)); strings.Count(out, `"result":1`) != 4 {
+		t.Errorf("batch of the burst: %s", out)
+	}
+}
+
+// TestRateLimitHTTP: over HTTP the flood gets 429 with Retry-After while
+// another identity is served; over WebSocket -32005.
+func TestRateLimitHTTP(t *testing.T) {
+	for _, std := range []bool{false, true} {
+		url := startHTTPAuth(t, std, rateOptions(t), authSetup(t)...)
+		limited := 0
+		for range 20 {
+			resp, body := httpDo(t, url, wsSubtract, "Authorization", "Bearer "+aliceToken)
+			switch resp.StatusCode {
+			case http.StatusTooManyRequests:
+				if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 {
+					t.Errorf("std %v: Retry-After %q", std, resp.Header.Get("Retry-After"))
+				}
+				limited++
+			case http.StatusOK:
+			default:
+				t.Errorf("std %v: %d %s", std, resp.StatusCode, body)
+			}
+		}
+		if limited < 10 {
+			t.Errorf("std %v: %d of 20 limited", std, limited)
+		}
+		if resp, body := httpDo(t, url, wsSubtract, "Authorization", "Bearer "+bobToken); resp.StatusCode != 200 {
+			t.Errorf("std %v: bob got %d %s", std, resp.StatusCode, body)
+		}
+	}
+}
+
+func TestRateLimitWS(t *testing.T) {
+	_, url := startWS(t, rateOptions(t), authSetup(t)...)
+	var wg sync.WaitGroup
+	counts := map[string]int{}
+	var mu sync.Mutex
+	for _, who := range []string{aliceToken, bobToken} {
+		d := websocket.Dialer{HandshakeTimeout: testTimeout}
+		c, _, err := d.Dial(url, http.Header{"Authorization": {"Bearer " + who}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		n := 20
+		if who == bobToken {
+			n = 4
+		}
+		wg.Go(func() {
+			c.SetReadDeadline(time.Now().Add(testTimeout))
+			for range n {
+				if err := c.WriteMessage(websocket.TextMessage, []byte(wsSubtract)); err != nil {
+					t.Error(err)
+					return
+				}
+				_, b, err := c.ReadMessage()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if strings.Contains(string(b), `"code":-32005`) {
+					mu.Lock()
+					counts[who]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if counts[aliceToken] < 10 || counts[bobToken] != 0 {
+		t.Errorf("limited calls: alice %d of 20, bob %d of 4", counts[aliceToken], counts[bobToken])
+	}
+}
+
+// TestMaxConnsPerIP: a third connection from one address is closed (TCP)
+// or answered 429 (HTTP), and one closing makes room.
+func TestMaxConnsPerIP(t *testing.T) {
+	ts := startServer(t, &Options{MaxConnsPerIP: 2})
+	a, b := ts.dial(t, frame.NDJSON), ts.dial(t, frame.NDJSON)
+	expectResult(t, a.call(wsSubtract), "1", "19")
+	expectResult(t, b.call(wsSubtract), "1", "19")
+	c := ts.dial(t, frame.NDJSON)
+	c.send(wsSubtract)
+	c.expectClosed()
+	a.nc.Close()
+	waitFor(t, "the closed connection to count off", func() bool { return ts.openConns() == 1 })
+	d := ts.dial(t, frame.NDJSON)
+	expectResult(t, d.call(wsSubtract), "1", "19")
+
+	_, wsURL := startWS(t, &Options{MaxConnsPerIP: 2})
+	host := strings.TrimSuffix(strings.TrimPrefix(wsURL, "ws://"), "/ws")
+	var conns []net.Conn
+	for range 3 {
+		nc, err := net.DialTimeout("tcp", host, testTimeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		conns = append(conns, nc)
+	}
+	for i, nc := range conns {
+		nc.SetDeadline(time.Now().Add(testTimeout))
+		req := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: " + strconv.Itoa(len(wsSubtract)) + "\r\n\r\n" + wsSubtract
+		if _, err := nc.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4096)
+		n, _ := nc.Read(buf)
+		status := strings.SplitN(string(buf[:n]), "\r\n", 2)[0]
+		want := "HTTP/1.1 200 OK"
+		if i == 2 {
+			want = "HTTP/1.1 429 Too Many Requests"
+			if !strings.Contains(string(buf[:n]), "Retry-After: 1") {
+				t.Errorf("429 without Retry-After: %q", buf[:n])
+			}
+		}
+		if status != want {
+			t.Errorf("connection %d: %q, want %q", i, status, want)
+		}
+	}
+}
