@@ -26,6 +26,9 @@ go test -run '^$' -bench '^BenchmarkBatchPolicy$' -benchmem -count="$COUNT" ./be
 # (fixed-body fasthttp, jetrpc), load generator in the same process.
 go test -run '^$' -bench '^BenchmarkTCP$' -benchtime=100000x -count="$COUNT" ./bench/ > "$OUT/tcp.txt"
 "$BENCHSTAT" -col /server -row /mode "$OUT/tcp.txt" > "$OUT/tcp.stat"
+# What a new TCP connection costs: dial, no TLS or a full or resumed TLS 1.3 handshake, one call.
+go test -run '^$' -bench '^BenchmarkTCPHandshake$' -benchmem -benchtime=2000x -count="$COUNT" ./bench/ > "$OUT/handshake.txt"
+"$BENCHSTAT" -col /tls "$OUT/handshake.txt" > "$OUT/handshake.stat"
 go test -run '^$' -bench '^BenchmarkHTTP$' -benchtime=100000x -count="$COUNT" ./bench/ > "$OUT/http.txt"
 "$BENCHSTAT" -col /server "$OUT/http.txt" > "$OUT/http.stat"
 # Loopback WebSocket (stdlib behind net/http + the websocket package, jetrpc's /ws).

@@ -24,7 +24,8 @@ const (
 )
 
 // DialHTTP returns a client that POSTs each call, notification and batch to
-// url ("http://host:port/path" or https) with fasthttp, on up to 512
+// url ("http://host:port/path", or https with Options.TLS or the system's
+// roots) with fasthttp, on up to 512
 // keep-alive connections; more concurrent calls wait for a free one. No
 // connection is made before the first call.
 //
@@ -60,6 +61,7 @@ func DialHTTP(url string, opts *Options) (*Client, error) {
 			MaxIdleConnDuration:    opts.idleTimeout(),
 			MaxResponseBodySize:    opts.maxMessage(),
 			DisablePathNormalizing: true,
+			TLSConfig:              opts.tlsConfig(),
 		},
 	}
 	c := newClient(t, opts)

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"time"
 
@@ -47,6 +48,14 @@ type Options struct {
 	// tracing's ClientTraceContext takes it from the OpenTelemetry span of
 	// the call's context. The members of a Batch carry it over HTTP only.
 	TraceContext TraceContextFunc
+	// TLS configures TLS: with it Dial speaks TLS over the connection it
+	// makes (the handshake bounded by Dial's ctx), and DialHTTP and
+	// DialWebSocket use it for https:// and wss:// URLs (http:// and ws://
+	// ignore it). Nil: Dial is plain, and https and wss trust the system's
+	// roots. Set RootCAs to trust a CA of your own, Certificates to present
+	// a client certificate (package tlsconfig's Client reads both from
+	// files). It is not changed; an empty ServerName means the host dialled.
+	TLS *tls.Config
 }
 
 // Defaults of Options.

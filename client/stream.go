@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
@@ -36,14 +35,14 @@ type stream struct {
 }
 
 // Dial connects to addr on the named network ("tcp", "tcp4", "tcp6",
-// "unix", ...) with net.Dialer and returns a client on the connection. ctx
-// bounds the dialing only.
+// "unix", ...) with net.Dialer and returns a client on the connection, over
+// TLS when Options.TLS is set. ctx bounds the dialing (and the TLS
+// handshake) only.
 func Dial(ctx context.Context, network, addr string, opts *Options) (*Client, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, network, addr)
+	nc, err := dialStream(ctx, network, addr, opts.tlsConfig())
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,9 @@ import (
 
 const wsReadBuf = 4 << 10 // the Dialer's buffer, for the handshake's answer
 
-// DialWebSocket connects to url ("ws://host:port/path", or wss with the
-// system's roots; a jetrpc HTTPServer serves WebSocket at /ws) and returns a
+// DialWebSocket connects to url ("ws://host:port/path", or wss with
+// Options.TLS or the system's roots; a jetrpc HTTPServer serves WebSocket
+// at /ws) and returns a
 // client that sends each call, notification and batch as one text message
 // and takes each message from the server as one JSON-RPC message or batch.
 // ctx bounds the dialing and the handshake only.
@@ -51,7 +52,7 @@ const wsReadBuf = 4 << 10 // the Dialer's buffer, for the handshake's answer
 // Options.Framing and IdleTimeout do not apply.
 func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, error) {
 	t := &wsTransport{wt: opts.writeTimeout()}
-	if err := t.dial(ctx, url); err != nil {
+	if err := t.dial(ctx, url, opts.tlsConfig()); err != nil {
 		return nil, err
 	}
 	t.init(t, t.nc, opts.maxMessage())
@@ -64,14 +65,14 @@ func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, err
 	return c, nil
 }
 
-// dial connects to url and sets t.nc.
-func (t *wsTransport) dial(ctx context.Context, url string) error {
+// dial connects to url (wss: with cfg) and sets t.nc.
+func (t *wsTransport) dial(ctx context.Context, url string, cfg *tls.Config) error {
 	var stop func() bool
 	d := websocket.Dialer{
 		ReadBufferSize:    wsReadBuf,
 		WriteBufferSize:   1, // the library writes nothing but the handshake
 		NetDialContext:    t.netDial(&net.Dialer{}, &stop),
-		NetDialTLSContext: t.netDial(&tls.Dialer{}, &stop),
+		NetDialTLSContext: t.netDial(&tls.Dialer{Config: cfg}, &stop),
 	}
 	wc, resp, err := d.DialContext(ctx, url, nil)
 	if stop != nil && !stop() { // ctx ended: the connection may be unusable

@@ -180,6 +180,7 @@ func (c *conn) handshake() error {
 			return errStopped
 		}
 		c.lim.log.Info("netserver: TLS handshake failed", "remote", c.remote(), "err", err)
+		lingerFailed(c.nc)
 		return errors.Join(errHandshake, err)
 	}
 	t.st, t.done = tc.ConnectionState(), true
@@ -192,7 +193,8 @@ func (c *conn) handshake() error {
 // which fasthttp asks for before it reads a request.
 type httpsConn struct {
 	*httpConn
-	tc tlsConner
+	tc     tlsConner
+	failed bool // the handshake failed (on fasthttp's goroutine, before Close)
 }
 
 // asHTTPS returns c as an httpsConn when its connection has TLS.
@@ -220,8 +222,19 @@ func (c *httpsConn) HandshakeContext(ctx context.Context) error {
 	err := c.tc.HandshakeContext(ctx)
 	if err == nil {
 		c.handshaken()
+	} else {
+		c.failed = true
 	}
 	return err
+}
+
+// Close closes the connection, after lingerFailed if its handshake failed.
+func (c *httpsConn) Close() error {
+	if c.failed {
+		c.failed = false
+		lingerFailed(c.tc)
+	}
+	return c.httpConn.Close()
 }
 
 func (c *httpsConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
@@ -247,6 +260,18 @@ func (c *httpsConn) tlsCtx() *tlsCtx {
 func (c *httpsConn) handshaken() {
 	if t := c.tlsCtx(); t != nil && !t.done {
 		t.st, t.done = c.tc.ConnectionState(), true
+	}
+}
+
+// lingerFailed half-closes a connection whose handshake failed, after the
+// alert that says why, and drains it briefly before it is closed. Under TLS
+// 1.3 a client finishes its side of the handshake before the server judges
+// its certificate and may send its first request at once: closing with that
+// request unread would reset the connection, and the client would see
+// "connection reset" instead of the alert ("certificate required").
+func lingerFailed(nc net.Conn) {
+	if r, ok := nc.(interface{ NetConn() net.Conn }); ok {
+		lingerClose(r.NetConn(), drainTime, 64<<10)
 	}
 }
 

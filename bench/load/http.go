@@ -27,13 +27,14 @@ func (r *run) httpWorkers() ([]func(context.Context, *window) error, error) {
 	n := r.cfg.Conns
 	if r.cfg.Pipeline == 1 {
 		hc := &fasthttp.HostClient{Addr: r.cfg.Addr, MaxConns: r.cfg.Conns,
-			ReadTimeout: r.cfg.Timeout, WriteTimeout: r.cfg.Timeout, MaxConnWaitTimeout: r.cfg.Timeout}
+			ReadTimeout: r.cfg.Timeout, WriteTimeout: r.cfg.Timeout, MaxConnWaitTimeout: r.cfg.Timeout,
+			IsTLS: r.cfg.TLS != nil, TLSConfig: r.cfg.TLS}
 		do = hc.DoTimeout
 		r.cleanup = hc.CloseIdleConnections
 	} else {
 		pc := &fasthttp.PipelineClient{Addr: r.cfg.Addr, MaxConns: r.cfg.Conns,
 			MaxPendingRequests: r.cfg.Conns * r.cfg.Pipeline, ReadTimeout: r.cfg.Timeout, WriteTimeout: r.cfg.Timeout,
-			MaxIdleConnDuration: time.Second}
+			MaxIdleConnDuration: time.Second, IsTLS: r.cfg.TLS != nil, TLSConfig: r.cfg.TLS}
 		do = pc.DoTimeout
 		n *= r.cfg.Pipeline
 	}
@@ -50,7 +51,7 @@ func (r *run) httpLoop(ctx context.Context, do func(*fasthttp.Request, *fasthttp
 	rq, rs := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(rq)
 	defer fasthttp.ReleaseResponse(rs)
-	rq.SetRequestURI("http://" + r.cfg.Addr + "/")
+	rq.SetRequestURI(r.scheme("http") + "://" + r.cfg.Addr + "/")
 	rq.Header.SetMethod(fasthttp.MethodPost)
 	rq.Header.SetContentType("application/json")
 	body := make([]byte, 0, 4096)

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,7 @@ const (
 
 // Config is one run. Duration or Count (or both) must bound it.
 type Config struct {
-	Addr      string     // host:port (WS: of the HTTP listener, path /ws; or a ws:// URL)
+	Addr      string     // host:port (WS: of the HTTP listener, path /ws; or a ws:// or wss:// URL)
 	Transport string     // TCP (default), HTTP or WS
 	Framing   frame.Kind // TCP only; Auto means NDJSON
 	Conns     int        // connections (default 1)
@@ -40,6 +41,10 @@ type Config struct {
 	// and the run goes on. Without it the connection's worker stops and
 	// its calls count as Unanswered.
 	Reconnect bool
+	// TLS, when set, dials every connection over TLS with it: TCP, HTTPS,
+	// and WSS (Addr may then be a wss:// URL). The handshake is not
+	// measured: it happens before the first call (and on a reconnection).
+	TLS *tls.Config
 }
 
 // Result is what a run measured.

@@ -14,7 +14,7 @@ const maxAnswer = 64 << 20
 
 // dialTCP opens the connections and returns a worker for each.
 func (r *run) dialTCP(ctx context.Context) ([]func(context.Context, *window) error, error) {
-	d := &net.Dialer{Timeout: r.cfg.Timeout}
+	d := r.streamDialer()
 	conns := make([]net.Conn, 0, r.cfg.Conns)
 	for range r.cfg.Conns {
 		c, err := d.DialContext(ctx, "tcp", r.cfg.Addr)

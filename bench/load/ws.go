@@ -12,12 +12,13 @@ package load
 // So that no byte the server sends after its 101 answer is left behind in
 // the Dialer's buffer, the connection under the Dialer is a
 // ws.HandshakeConn: it hands out nothing past the end of the answer's
-// header block and keeps what it read beyond it for the frame reader. Only
-// ws:// can work this way: under wss:// the frames would have to go through
-// the Dialer's TLS connection.
+// header block and keeps what it read beyond it for the frame reader. Under
+// wss:// (Config.TLS) the connection under the HandshakeConn is the TLS one
+// this package dials, so the frames go through it the same way.
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"math/rand/v2"
 	"net"
@@ -35,30 +36,31 @@ const (
 
 var (
 	errWSClosed = errors.New("load: websocket: the server closed the connection")
-	errWSScheme = errors.New("load: websocket: only ws:// is supported (the frames are written on the raw connection)")
+	errWSScheme = errors.New("load: websocket: want a ws:// URL, or wss:// with Config.TLS")
 )
 
-// wsURL is the URL to dial for addr: a ws:// URL as given, else
-// ws://ADDR/ws, the path jetrpc serves WebSocket on.
-func wsURL(addr string) (string, error) {
+// wsURL is the URL to dial for addr: a ws:// URL (wss:// with TLS) as
+// given, else ws://ADDR/ws (wss://), the path jetrpc serves WebSocket on.
+func wsURL(addr string, tls bool) (string, error) {
+	scheme := map[bool]string{false: "ws", true: "wss"}[tls]
 	switch {
-	case strings.HasPrefix(addr, "ws://"):
+	case strings.HasPrefix(addr, scheme+"://"):
 		return addr, nil
 	case strings.Contains(addr, "://"):
 		return "", errWSScheme
 	}
-	return "ws://" + addr + wsPath, nil
+	return scheme + "://" + addr + wsPath, nil
 }
 
 // dialWS opens the connections and returns a worker for each.
 func (r *run) dialWS(ctx context.Context) ([]func(context.Context, *window) error, error) {
-	url, err := wsURL(r.cfg.Addr)
+	url, err := wsURL(r.cfg.Addr, r.cfg.TLS != nil)
 	if err != nil {
 		return nil, err
 	}
 	conns := make([]*wsConn, 0, r.cfg.Conns)
 	for range r.cfg.Conns {
-		c, err := dialWSConn(ctx, url, r.cfg.Timeout)
+		c, err := dialWSConn(ctx, url, r.cfg.Timeout, r.cfg.TLS)
 		if err != nil {
 			for _, c := range conns {
 				c.nc.Close()
@@ -67,7 +69,7 @@ func (r *run) dialWS(ctx context.Context) ([]func(context.Context, *window) erro
 		}
 		conns = append(conns, c)
 	}
-	dial := func(ctx context.Context) (*wsConn, error) { return dialWSConn(ctx, url, r.cfg.Timeout) }
+	dial := func(ctx context.Context) (*wsConn, error) { return dialWSConn(ctx, url, r.cfg.Timeout, r.cfg.TLS) }
 	workers := make([]func(context.Context, *window) error, len(conns))
 	for i, c := range conns {
 		workers[i] = func(ctx context.Context, w *window) error {
@@ -95,19 +97,22 @@ type wsConn struct {
 	pong []byte // pong frames owed to the server's pings
 }
 
-func dialWSConn(ctx context.Context, url string, timeout time.Duration) (*wsConn, error) {
+func dialWSConn(ctx context.Context, url string, timeout time.Duration, cfg *tls.Config) (*wsConn, error) {
 	var hc *ws.HandshakeConn
-	nd := &net.Dialer{Timeout: timeout}
-	d := &websocket.Dialer{
-		HandshakeTimeout: timeout,
-		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	dial := func(nd dialer) func(context.Context, string, string) (net.Conn, error) {
+		return func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := nd.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
 			hc = &ws.HandshakeConn{Conn: c}
 			return hc, nil
-		},
+		}
+	}
+	d := &websocket.Dialer{
+		HandshakeTimeout:  timeout,
+		NetDialContext:    dial(&net.Dialer{Timeout: timeout}),
+		NetDialTLSContext: dial(&tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: cfg}),
 	}
 	_, resp, err := d.DialContext(ctx, url, nil)
 	if err != nil {

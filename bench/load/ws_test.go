@@ -175,8 +175,8 @@ func TestWSNoServer(t *testing.T) {
 	}
 	f(closed, "refused")
 	f(plain.Addr().String(), "404 Not Found")
-	f("wss://"+closed+"/ws", "only ws://")
-	f("http://"+closed+"/ws", "only ws://")
+	f("wss://"+closed+"/ws", "want a ws:// URL")
+	f("http://"+closed+"/ws", "want a ws:// URL")
 }
 
 // TestWSAfterHandshake: frames the server sends in the same segment as its
@@ -205,7 +205,7 @@ func TestWSAfterHandshake(t *testing.T) {
 		c.Write(out)
 		io.Copy(io.Discard, c) // until the client closes
 	}()
-	c, err := dialWSConn(context.Background(), "ws://"+ln.Addr().String()+"/ws", 5*time.Second)
+	c, err := dialWSConn(context.Background(), "ws://"+ln.Addr().String()+"/ws", 5*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
