@@ -39,6 +39,7 @@ type serveConfig struct {
 	maxMessage int
 	maxBatch   int
 	maxConns   int
+	sec        securityFlags // security.go
 	limits     limitFlags
 	ops        opsFlags
 	browser    browserFlags // serve_browser.go
@@ -144,6 +145,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	if err == nil {
+		err = cfg.sec.use(e) // the methods of --tokens' identities (security.go)
+	}
+	if err == nil {
 		err = registerDemo(e, cfg) // with rpc.discover (discover.go)
 	}
 	if err != nil {
@@ -175,6 +179,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.ops.define(fs)
+	cfg.sec.define(fs)
 	cfg.browser.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -222,6 +227,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 	if err := cfg.browser.check(cfg.http); err != nil {
 		return err
 	}
+	if err := cfg.sec.check(); err != nil {
+		return err
+	}
 	return cfg.ops.check(given, cfg.stdio)
 }
 
@@ -267,6 +275,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
 		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
 	cfg.browser.apply(opts)
+	cfg.sec.apply(opts)
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
 	}
