@@ -31,19 +31,22 @@ type Parser struct {
 	noCopy  noCopy
 	scan    scanner
 	msg     Message
-	batch   []Message // members of the last batch
+	members members   // the last batch's members, compact (batch.go)
+	tmp     Message   // a batch member being scanned
+	batch   []Message // the last batch's members as Messages, once Batch was called
+	built   bool      // batch holds the last batch's members
 	isBatch bool      // the last Parse returned Kind Batch
+	data    []byte    // the last batch's input
 	scratch []byte    // unescaped method names and unknown member names
 	keys    [][]byte  // unknown member names of the envelopes being scanned
 	err     SyntaxError
 }
 
-// Reset drops all references to the last input and keeps the buffers' capacity.
+// Reset drops all references to the last input and keeps the buffers' capacity, up to
+// what a batch of about a thousand members needs: a larger batch's tables are let go.
 func (p *Parser) Reset() {
-	p.msg = Message{}
-	clear(p.batch)
-	p.batch = p.batch[:0]
-	p.isBatch = false
+	p.msg, p.tmp = Message{}, Message{}
+	p.endBatch()
 	p.scratch = p.scratch[:0]
 	clear(p.keys)
 	p.keys = p.keys[:0]
@@ -71,7 +74,9 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	if p.keys = p.keys[:0]; cap(p.keys) > maxKeptKeys {
 		p.keys = nil // a hostile message had many members: do not keep its table
 	}
-	p.isBatch = false
+	if p.isBatch {
+		p.endBatch()
+	}
 	m := &p.msg
 	*m = Message{}
 	i := skipWS(data, 0)
@@ -81,7 +86,7 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	var c code
 	switch data[i] {
 	case '{':
-		i, c = p.object(data, i, 0, m)
+		i, c = p.object(data, i, 0, m, nil)
 	case '[':
 		i, c = p.array(data, i, m)
 	default:
@@ -94,20 +99,38 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	if i = skipWS(data, i); i < len(data) {
 		return p.fail(i, codeSyntax)
 	}
-	p.isBatch = m.Kind == Batch
+	if m.Kind == Batch {
+		p.isBatch, p.data = true, data
+	} else if p.members.n > 0 {
+		p.members.reset() // [] or a batch over MaxBatch
+	}
 	return m, nil
 }
 
 // Batch returns the classified members of the last Parse if its Kind was Batch, in order, else
 // nil. The slice and the messages are owned by the Parser and valid until the next Parse.
+//
+// The Parser keeps a batch's members compact and builds this slice of Messages (152 bytes
+// each) on the first call; BatchLen and BatchMember read them without it.
 func (p *Parser) Batch() []Message {
 	if !p.isBatch {
 		return nil
+	}
+	if !p.built {
+		n := p.members.n
+		p.batch = slices.Grow(p.batch[:0], n)[:n]
+		for i := range p.batch {
+			p.BatchMember(i, &p.batch[i])
+		}
+		p.built = true
 	}
 	return p.batch[:len(p.batch):len(p.batch)]
 }
 
 func (p *Parser) fail(i int, c code) (*Message, error) {
+	if p.members.n > 0 {
+		p.members.reset() // a batch that turned out not to be JSON
+	}
 	p.err = SyntaxError{Offset: i, Err: c.err()}
 	return nil, &p.err
 }
@@ -129,24 +152,26 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 	if maxBatch <= 0 {
 		maxBatch = DefaultMaxBatch
 	}
-	p.batch = p.batch[:0]
+	if uint64(len(data)) > maxSpan {
+		maxBatch = 0 // member offsets would not fit in a span: over any limit
+	}
+	p.members.reset()
 	var c code
 	for n := 1; ; n++ {
 		if n > maxBatch {
 			// Over the limit: keep validating, stop recording.
 			i, c = s.value(data, i, 1)
 		} else {
-			p.batch = append(p.batch, Message{})
-			bm := &p.batch[len(p.batch)-1]
+			bm := p.members.add()
 			switch data[i] {
 			case '{':
-				i, c = p.object(data, i, 1, bm)
+				i, c = p.object(data, i, 1, &p.tmp, bm)
 			case '[':
 				i, c = s.composite(data, i, 1)
-				bm.Reason = ReasonNestedBatch
+				bm.reason = ReasonNestedBatch
 			default:
 				i, c = scalar(data, i)
-				bm.Reason = ReasonNotObject
+				bm.reason = ReasonNotObject
 			}
 		}
 		if c != codeOK {
@@ -185,8 +210,9 @@ type envelope struct {
 }
 
 // object scans the message object at data[i] (depth containers open around it), recording its
-// members in m and classifying it.
-func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
+// members in m and classifying it; for a batch member (bm not nil) it records them in bm too,
+// and m is scratch space.
+func (p *Parser) object(data []byte, i, depth int, m *Message, bm *bmember) (int, code) {
 	s := &p.scan
 	if depth >= s.maxDepth {
 		return i, codeDepth
@@ -204,6 +230,9 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 	}
 	if data[i] == '}' {
 		p.classify(m, &env)
+		if bm != nil {
+			bm.classified(m)
+		}
 		return i + 1, codeOK
 	}
 	for {
@@ -259,6 +288,9 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			} else {
 				env.seen |= k
 				p.record(m, &env, k, data[vs:i:i], vesc)
+				if bm != nil {
+					p.recordSpan(bm, m, k, data, vs, i, vesc)
+				}
 			}
 		}
 		if i = skipWS(data, i); i >= len(data) {
@@ -276,6 +308,9 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			}
 			p.dropKeys(keys0)
 			p.classify(m, &env)
+			if bm != nil {
+				bm.classified(m)
+			}
 			return i + 1, codeOK
 		}
 		return i, codeSyntax
@@ -405,6 +440,8 @@ func (p *Parser) classify(m *Message, env *envelope) {
 	m.Seen = seen
 	if seen&HasID != 0 && env.dup&HasID == 0 && env.idOK {
 		m.ID = env.id
+	} else {
+		m.ID = nil
 	}
 	kind, reason := Invalid, ReasonNone
 	switch {

@@ -40,6 +40,7 @@ type Engine struct {
 	maxBatch     int
 	maxDepth     int
 	maxBatchResp int
+	fanOut       int
 	callTimeout  time.Duration
 	log          *slog.Logger
 
@@ -83,6 +84,7 @@ func New(opts *Options) *Engine {
 		maxBatch:     opts.maxBatch(),
 		maxDepth:     opts.maxDepth(),
 		maxBatchResp: opts.maxBatchResponse(),
+		fanOut:       opts.batchFanOut(),
 		callTimeout:  opts.callTimeout(),
 		log:          opts.logger(),
 		obs:          opts.observer(),
@@ -90,6 +92,7 @@ func New(opts *Options) *Engine {
 		workers: pool.NewWorkers(&pool.WorkersOptions{
 			Max:         opts.maxWorkers(),
 			IdleTimeout: opts.workerIdle(),
+			Keep:        opts.idleWorkers(),
 		}),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())

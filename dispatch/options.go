@@ -34,8 +34,18 @@ type Options struct {
 	// concurrently (default pool.DefaultMaxWorkers, 16384). When all are busy, members run on the
 	// caller's goroutine.
 	MaxWorkers int
-	// WorkerIdle is how long an idle worker goroutine is kept (default 10s).
+	// BatchFanOut bounds the members of one batch that run on workers at
+	// once (default DefaultBatchFanOut, 256): the next one starts when one
+	// of them returns. So a batch of 100 blocking calls still runs them
+	// all at once, and one of 10,000 holds 256 goroutines, not 10,000.
+	BatchFanOut int
+	// WorkerIdle is how long an idle worker goroutine is kept (default
+	// 10s), for IdleWorkers of them; more idle ones exit after 100 ms.
 	WorkerIdle time.Duration
+	// IdleWorkers is how many idle worker goroutines wait WorkerIdle for
+	// work (default pool.DefaultKeep, 16; negative: none), so that a burst
+	// of blocking calls leaves at most that many behind.
+	IdleWorkers int
 	// Logger receives handler panics and dropped responses (default
 	// slog.Default()).
 	Logger *slog.Logger
@@ -47,6 +57,11 @@ type Options struct {
 
 // DefaultMaxBatchResponse is the MaxBatchResponse used when 0 is given.
 const DefaultMaxBatchResponse = 16 << 20
+
+// DefaultBatchFanOut is the BatchFanOut used when 0 is given: as many
+// members of one batch run at once as calls of one connection
+// (netserver.DefaultMaxInFlight).
+const DefaultBatchFanOut = 256
 
 const defaultMaxWorkers = pool.DefaultMaxWorkers
 
@@ -83,6 +98,20 @@ func (o *Options) maxWorkers() int {
 		return defaultMaxWorkers
 	}
 	return o.MaxWorkers
+}
+
+func (o *Options) batchFanOut() int {
+	if o == nil || o.BatchFanOut <= 0 {
+		return DefaultBatchFanOut
+	}
+	return o.BatchFanOut
+}
+
+func (o *Options) idleWorkers() int {
+	if o == nil {
+		return 0
+	}
+	return o.IdleWorkers
 }
 
 func (o *Options) workerIdle() time.Duration {

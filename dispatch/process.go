@@ -30,8 +30,9 @@ func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
 	m, err := s.p.Parse(msg)
 	batch := 0
 	if err == nil && m.Kind == decode.Batch {
-		batch = len(s.p.Batch())
-		dst = e.processBatch(s, s.setMembers(e, ctx, s.p.Batch()), dst)
+		batch = s.p.BatchLen()
+		e.lookupBatch(s)
+		dst = e.processBatch(ctx, s, dst, len(msg))
 	} else {
 		dst = e.processSingle(ctx, s, dst, m, err)
 	}

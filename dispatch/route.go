@@ -36,14 +36,13 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
-		ms := s.setMembers(e, ctx, s.p.Batch())
-		batch = len(ms)
-		if route = batchRoute(ms); route == RouteInline {
-			dst = e.processBatch(s, ms, dst)
+		batch = s.p.BatchLen()
+		if route = e.lookupBatch(s); route == RouteInline {
+			dst = e.processBatch(ctx, s, dst, len(msg))
 		}
 	default:
 		md := e.lookup(m)
-		if route = routeOf(m, md); route == RouteInline {
+		if route = routeOf(m.Kind, md); route == RouteInline {
 			s.cc.Context = ctx
 			dst = e.processOne(&s.cc, dst, m, md)
 		}
@@ -55,32 +54,18 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 	return dst, route
 }
 
-// routeOf decides where one message runs; md is its method.
-func routeOf(m *decode.Message, md *method) Route {
+// routeOf decides where one message of kind runs; md is its method. A
+// batch runs inline only when all its members do; one with ordered
+// notifications runs on the serial queue so they keep their order
+// (lookupBatch).
+func routeOf(kind decode.Kind, md *method) Route {
 	switch {
 	case md == nil || md.inline:
 		return RouteInline
-	case m.Kind == decode.Notification && !md.concurrent:
+	case kind == decode.Notification && !md.concurrent:
 		return RouteOrdered
 	}
 	return RouteWorker
-}
-
-// batchRoute: a batch runs inline only when all its members do; one with
-// ordered notifications runs on the serial queue so they keep their order.
-func batchRoute(ms []member) Route {
-	route := RouteInline
-	for i := range ms {
-		switch routeOf(ms[i].m, ms[i].md) {
-		case RouteWorker:
-			if route == RouteInline {
-				route = RouteWorker
-			}
-		case RouteOrdered:
-			route = RouteOrdered
-		}
-	}
-	return route
 }
 
 // reject is Conn.Reject.
@@ -95,9 +80,9 @@ func (e *Engine) reject(dst, msg []byte, code Code) []byte {
 	case m.Kind == decode.Batch:
 		start := len(dst)
 		dst = encode.AppendBatchStart(dst)
-		ms := s.p.Batch()
-		for i := range ms {
-			dst = e.appendRejected(dst, start, &ms[i], code)
+		for i := range s.p.BatchLen() {
+			s.p.BatchMember(i, &s.cur)
+			dst = e.appendRejected(dst, start, &s.cur, code)
 		}
 		return encode.FinishBatch(dst, start)
 	}

@@ -2,67 +2,85 @@ package dispatch
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/pool"
 )
 
-// maxKeptBuffer caps the buffers a pooled state keeps between messages.
-const maxKeptBuffer = 64 << 10
+const (
+	// maxKeptBuffer caps the buffers a pooled state keeps between messages.
+	maxKeptBuffer = 64 << 10
+	// slotOut is the first capacity of a batch slot's response buffer;
+	// maxKeptOut caps what it keeps between members.
+	slotOut    = 128
+	maxKeptOut = 4 << 10
+	// maxKeptMethods caps the batch method table a pooled state keeps (a
+	// batch at the default MaxBatch fits).
+	maxKeptMethods = 1024
+)
 
 // state is the pooled per-Process working set: the parser, the context of a
-// single call, and the batch members' work items.
+// single call (and of the batch members run on the caller's goroutine), and
+// the batch's slots for the members run on workers.
 type state struct {
-	p       decode.Parser
-	cc      callCtx
-	members []member
-	wg      sync.WaitGroup
-	scratch []byte
+	p        decode.Parser
+	cc       callCtx
+	cur      decode.Message // the batch member run on the caller's goroutine
+	mds      []*method      // each batch member's method (nil: none), looked up once
+	started  []int          // the batch members started before the others ran (batch.go)
+	answered int            // the batch members due an answer (calls, invalid members)
+	free     []*member      // slots not in use
+	slots    int            // slots made: at most Engine.fanOut
+	done     chan *member   // slots whose member ran (buffered: Engine.fanOut)
+	scratch  []byte
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
 
 	emit func([]byte) // ProcessStream: where each member's response goes
 }
 
-// member is one batch member's work: it runs on a worker or inline.
+// member is a batch slot: one member's work on a worker. A batch has at most
+// Engine.fanOut of them running; each holds its own copy of the member's
+// Message, as the state's parser only keeps the batch compact.
 type member struct {
-	e     *Engine
-	s     *state
-	m     *decode.Message
-	md    *method // m's method, looked up once
-	cc    callCtx
-	out   []byte
-	async bool
-	quick bool // a call of a method learned to be quick, run inline (cost.go)
-	cut   bool // the response did not fit in MaxBatchResponse
+	e   *Engine
+	s   *state
+	m   decode.Message
+	md  *method // m's method
+	cc  callCtx
+	out []byte
+	cut bool // the response did not fit in MaxBatchResponse
 }
 
-// Run processes the member into its own buffer (on a worker goroutine). The
-// responses kept by the members run on workers stay within MaxBatchResponse
-// too: a call whose response would take them over keeps none (cut), so that
-// their buffers together stay bounded while the batch runs.
+// Run processes the member into its own buffer (on a worker goroutine);
+// Done then hands the slot back through s.done (pool.Handoff), once the
+// worker is idle again, so that the batch's next member, which waited for
+// this slot, finds it. The responses kept by the members run on workers
+// stay within MaxBatchResponse too: a call whose response would take them
+// over keeps none (cut), so that their buffers together stay bounded.
 func (mb *member) Run() {
-	e := mb.e
-	mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m, mb.md)
-	if emit := mb.s.emit; emit != nil {
+	e, s := mb.e, mb.s
+	mb.out = e.processOne(&mb.cc, mb.out[:0], &mb.m, mb.md)
+	if emit := s.emit; emit != nil {
 		if len(mb.out) > 0 {
-			mb.s.asyncBytes.Add(int64(len(mb.out)))
+			s.asyncBytes.Add(int64(len(mb.out)))
 			emit(mb.out)
 		}
-		mb.s.wg.Done()
-		return
-	}
-	if n := int64(len(mb.out)); n > 0 && mb.m.Kind == decode.Call &&
-		mb.s.asyncBytes.Add(n) > int64(e.maxBatchResp) {
-		mb.s.asyncBytes.Add(-n)
+	} else if n := int64(len(mb.out)); n > 0 && mb.m.Kind == decode.Call &&
+		s.asyncBytes.Add(n) > int64(e.maxBatchResp) {
+		s.asyncBytes.Add(-n)
 		mb.cut, mb.out = true, mb.out[:0]
-		if cap(mb.out) > maxKeptBuffer {
+		if cap(mb.out) > maxKeptOut {
 			mb.out = nil
 		}
 	}
-	mb.s.wg.Done()
 }
+
+// Done gives the slot back; nothing may touch it afterwards.
+func (mb *member) Done() { mb.s.done <- mb }
+
+var _ pool.Handoff = (*member)(nil)
 
 func (e *Engine) newState() *state {
 	s := &state{}
@@ -75,11 +93,15 @@ func (e *Engine) getState() *state { return e.states.Get().(*state) }
 
 func (e *Engine) putState(s *state) {
 	s.cc.Context, s.emit = nil, nil
-	for i := range s.members {
-		mb := &s.members[i]
-		mb.m, mb.md, mb.cc.Context = nil, nil, nil
-		if cap(mb.out) > maxKeptBuffer {
-			mb.out = nil
+	if s.p.BatchLen() > 0 {
+		s.cur = decode.Message{}
+		s.cc.inBatch = false
+		s.p.Reset() // lets go of the input and of a large batch's table
+		if cap(s.mds) > maxKeptMethods {
+			s.mds = nil
+		}
+		if cap(s.started) > maxKeptMethods {
+			s.started = nil
 		}
 	}
 	if cap(s.scratch) > maxKeptBuffer {
@@ -88,19 +110,78 @@ func (e *Engine) putState(s *state) {
 	e.states.Put(s)
 }
 
-// setMembers sizes s.members for n batch members, keeping their buffers.
-func (s *state) setMembers(e *Engine, ctx context.Context, msgs []decode.Message) []member {
-	for len(s.members) < len(msgs) {
-		s.members = append(s.members, member{e: e, s: s})
+// lookupBatch looks up the method of each member of the batch just parsed
+// into s.mds and returns where the batch should run (see batchRoute).
+func (e *Engine) lookupBatch(s *state) Route {
+	n := s.p.BatchLen()
+	if cap(s.mds) < n {
+		s.mds = make([]*method, n)
 	}
-	ms := s.members[:len(msgs)]
-	for i := range ms {
-		ms[i].m = &msgs[i]
-		ms[i].md = e.lookup(&msgs[i])
-		ms[i].cc.Context = ctx
-		ms[i].cc.inBatch = true
-		ms[i].out = ms[i].out[:0]
-		ms[i].async, ms[i].quick, ms[i].cut = false, false, false
+	s.mds = s.mds[:n]
+	route := RouteInline
+	s.answered = 0
+	for i := range s.mds {
+		kind := s.p.BatchKind(i)
+		var md *method
+		switch kind {
+		case decode.Call:
+			s.answered++
+			fallthrough
+		case decode.Notification:
+			md = e.table.lookup(s.p.BatchMethod(i))
+		case decode.Invalid:
+			s.answered++
+		}
+		s.mds[i] = md
+		switch routeOf(kind, md) {
+		case RouteWorker:
+			if route == RouteInline {
+				route = RouteWorker
+			}
+		case RouteOrdered:
+			route = RouteOrdered
+		}
 	}
-	return ms
+	return route
+}
+
+// slot returns a batch slot not in use, or nil when Engine.fanOut members
+// are running (wait for one on s.done).
+func (s *state) slot(e *Engine) *member {
+	if n := len(s.free) - 1; n >= 0 {
+		mb := s.free[n]
+		s.free[n] = nil
+		s.free = s.free[:n]
+		return mb
+	}
+	if s.slots == e.fanOut {
+		return nil
+	}
+	if s.done == nil {
+		s.done = make(chan *member, e.fanOut)
+	}
+	s.slots++
+	return &member{e: e, s: s, out: make([]byte, 0, slotOut)}
+}
+
+// start readies slot mb for member i of the batch, under ctx, and runs it on
+// a worker, or here when the pool is saturated.
+func (e *Engine) start(ctx context.Context, s *state, mb *member, i int) {
+	s.p.BatchMember(i, &mb.m)
+	mb.md = s.mds[i]
+	mb.cc.Context, mb.cc.inBatch = ctx, true
+	mb.out, mb.cut = mb.out[:0], false
+	if !e.workers.Submit(mb) {
+		mb.Run()
+		mb.Done()
+	}
+}
+
+// finished puts back a slot whose member ran and whose response was taken.
+func (s *state) finished(mb *member) {
+	mb.m, mb.md, mb.cc.Context = decode.Message{}, nil, nil
+	if cap(mb.out) > maxKeptOut {
+		mb.out = nil
+	}
+	s.free = append(s.free, mb)
 }

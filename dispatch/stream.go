@@ -24,7 +24,8 @@ func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp [
 	m, err := s.p.Parse(msg)
 	out, batch := 0, 0
 	if err == nil && m.Kind == decode.Batch {
-		batch = len(s.p.Batch())
+		batch = s.p.BatchLen()
+		e.lookupBatch(s)
 		out = e.streamBatch(ctx, s, emit)
 	} else {
 		b := pool.GetBuffer()
@@ -38,28 +39,36 @@ func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp [
 }
 
 // streamBatch emits the responses of the members of the batch parsed into
-// s.p: the ones that may block run on workers, the rest here, in order. It
-// returns the bytes emitted.
+// s.p: the ones that may block run on workers (at most Engine.fanOut at
+// once, as in processBatch), the rest here, in order. It returns the bytes
+// emitted.
 func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) int {
-	ms := s.setMembers(e, ctx, s.p.Batch())
 	s.emit = emit
 	s.asyncBytes.Store(0) // the bytes the members on workers emit
-	for i := range ms {
-		if ms[i].async = ms[i].blocking(); ms[i].async {
-			s.wg.Add(1)
-			if !e.workers.Submit(&ms[i]) {
-				ms[i].Run() // pool saturated: run it here
+	s.cc.Context, s.cc.inBatch = ctx, true
+	b := pool.GetBuffer()
+	running := 0
+	for i, md := range s.mds {
+		if blocking(s.p.BatchKind(i), md) {
+			mb := s.slot(e)
+			if mb == nil { // fanOut running: wait for one
+				mb = <-s.done
+				running--
 			}
+			e.start(ctx, s, mb, i)
+			running++
+			continue
 		}
+		s.p.BatchMember(i, &s.cur)
+		b.B = e.processOne(&s.cc, b.B[:0], &s.cur, md)
+		s.asyncBytes.Add(int64(len(b.B)))
+		emitNonEmpty(emit, b.B)
 	}
-	for i := range ms {
-		if mb := &ms[i]; !mb.async {
-			mb.out = e.processOne(&mb.cc, mb.out[:0], mb.m, mb.md)
-			s.asyncBytes.Add(int64(len(mb.out)))
-			emitNonEmpty(emit, mb.out)
-		}
+	for ; running > 0; running-- {
+		s.finished(<-s.done)
 	}
-	s.wg.Wait()
+	pool.PutBuffer(b)
+	s.cc.inBatch = false
 	return int(s.asyncBytes.Load())
 }
 

@@ -36,6 +36,17 @@ func (f TaskFunc) Run() { f() }
 
 var _ Task = TaskFunc(nil)
 
+// Handoff is a Task whose submitter waits for it to finish before it
+// submits the next one (a batch running at most so many members at once).
+// The worker calls Done after Run, once it is back among the idle workers
+// (or about to exit), so that the next Submit finds it idle instead of
+// starting another goroutine. A Handoff run by its submitter itself (Submit
+// refused it) must call Done itself.
+type Handoff interface {
+	Task
+	Done()
+}
+
 // Defaults for WorkersOptions.
 const (
 	// DefaultMaxWorkers lets about 16k handlers block at once (sleeping,
@@ -54,6 +65,11 @@ const (
 	// goroutines are gone well within a second.
 	DefaultLinger = 100 * time.Millisecond
 )
+
+// maxSpare bounds the structures of exited workers kept for new ones (about
+// 130 bytes each), so that goroutines retired after a burst and started
+// again for the next cost no allocation.
+const maxSpare = 256
 
 // minCleanWait is the shortest sleep of the cleaner (unless Linger or
 // IdleTimeout is shorter), so that workers going idle a little apart are
@@ -122,6 +138,7 @@ type Workers struct {
 
 	mu       sync.Mutex
 	idle     []*worker // stack; idle[len-1] was used last
+	spare    []*worker // of exited workers, for new ones (at most maxSpare)
 	count    int       // live worker goroutines, busy or idle
 	cleaning bool      // the cleaner goroutine is running
 	stopped  bool
@@ -184,21 +201,34 @@ func (w *Workers) Submit(t Task) bool {
 		w.cleaning = true
 		w.wg.Add(1)
 	}
+	var wk *worker
+	if n := len(w.spare) - 1; n >= 0 {
+		wk = w.spare[n]
+		w.spare[n] = nil
+		w.spare = w.spare[:n]
+	}
 	w.mu.Unlock()
 
 	if startCleaner {
 		go w.clean()
 	}
-	go w.work(&worker{tasks: make(chan Task, 1)}, t)
+	if wk == nil {
+		wk = &worker{tasks: make(chan Task, 1)}
+	}
+	go w.work(wk, t) // the runtime reuses an exited goroutine: no allocation then
 	return true
 }
 
 // work is a worker goroutine's body: run t, go idle, take the next task.
 func (w *Workers) work(wk *worker, t Task) {
-	defer w.exit()
+	defer w.exit(wk)
 	for t != nil {
 		t.Run()
-		if !w.release(wk) {
+		idle := w.release(wk)
+		if h, ok := t.(Handoff); ok {
+			h.Done()
+		}
+		if !idle {
 			return
 		}
 		t = <-wk.tasks
@@ -226,9 +256,14 @@ func (w *Workers) release(wk *worker) bool {
 	return true
 }
 
-func (w *Workers) exit() {
+// exit ends a worker's goroutine, keeping wk (its channel is empty) for the
+// next worker to start.
+func (w *Workers) exit(wk *worker) {
 	w.mu.Lock()
 	w.count--
+	if len(w.spare) < maxSpare {
+		w.spare = append(w.spare, wk)
+	}
 	w.mu.Unlock()
 	w.wg.Done()
 }
