@@ -38,7 +38,10 @@ type Client struct {
 
 	ctx     context.Context // handlers' context, cancelled with done
 	cancel  context.CancelFunc
-	inbound chan []byte // server-initiated messages for the handler
+	inbound chan []byte   // server-initiated messages for the handler
+	queued  atomic.Uint64 // messages put in inbound (by the reader)
+	handled atomic.Uint64 // messages the handler has finished (sync.go)
+	syncs   syncWaiters
 
 	closeOnce sync.Once
 	closeErr  error
@@ -85,7 +88,7 @@ func newClient(t transport, opts *Options) *Client {
 		trace:        opts.traceContext(),
 		done:         make(chan struct{}),
 	}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.ctx, c.cancel = context.WithCancel(context.WithValue(context.Background(), handlerKey{}, c))
 	if c.handler != nil && t.stream() {
 		c.inbound = make(chan []byte, inboundQueue)
 		go c.serveInbound()

@@ -181,6 +181,7 @@ func (c *Client) enqueue(msg []byte) {
 	}
 	select {
 	case c.inbound <- bytes.Clone(msg):
+		c.queued.Add(1)
 	case <-c.done:
 	}
 }
@@ -198,6 +199,7 @@ func (c *Client) serveInbound() {
 			if len(out) > 0 {
 				c.write(out)
 			}
+			c.markHandled()
 			if cap(out) > maxKeptBuf {
 				out = nil
 			}
