@@ -61,7 +61,8 @@ type limits struct {
 	idleTimeout  time.Duration
 	writeTimeout time.Duration
 	log          *slog.Logger
-	obs          Observer // nil: none (observe.go)
+	obs          Observer                              // nil: none (observe.go)
+	connCtx      func(context.Context) context.Context // Options.ConnContext
 
 	// testHookPending, when set, sees a connection's pending bytes each
 	// time they grow.
@@ -78,6 +79,7 @@ func newLimits(opts *Options) limits {
 		writeTimeout: opts.writeTimeout(),
 		log:          opts.logger(),
 		obs:          opts.observer(),
+		connCtx:      opts.or().ConnContext,
 	}
 }
 
@@ -128,6 +130,12 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 	c.lim, c.t, c.via = lim, t, via
 	c.cond.L = &c.mu
 	c.ordered.c = c
+	if lim.connCtx != nil {
+		if parent == nil {
+			parent = e.Context()
+		}
+		parent = lim.connCtx(parent)
+	}
 	c.dc = dispatch.NewConn(e, parent, c.send, oneWay)
 	c.local, c.out, c.spare = getOutBuffer(), getOutBuffer(), getOutBuffer()
 }

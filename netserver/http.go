@@ -55,9 +55,10 @@ type HTTPServer struct {
 	mounts mounts        // Options.Mounts (mounts.go)
 	ping   time.Duration // WebSocket keep-alive
 	health healthPaths
-	drain  time.Duration // Options.DrainDelay
-	docs   documents     // Options.Documents (documents.go)
-	tls    *tls.Config   // Options.TLS; nil: none (tls.go)
+	drain  time.Duration                      // Options.DrainDelay
+	docs   documents                          // Options.Documents (documents.go)
+	tls    *tls.Config                        // Options.TLS; nil: none (tls.go)
+	routes map[string]fasthttp.RequestHandler // Options.Routes
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
@@ -65,7 +66,8 @@ type HTTPServer struct {
 // connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery,
-		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay(), docs: opts.documents(), tls: opts.tls()}
+		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay(), docs: opts.documents(), tls: opts.tls(),
+		routes: opts.or().Routes}
 	if idle := s.lim.idleTimeout; idle > 0 && idle/2 < s.ping {
 		s.ping = idle / 2
 	}
@@ -143,6 +145,10 @@ func (s *HTTPServer) isClosed() bool {
 // one's own; that server's MaxRequestBodySize bounds what fasthttp reads, and
 // Handler answers 413 to a body over Options.MaxMessage.
 func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
+	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
+		h(ctx)
+		return
+	}
 	if !ctx.IsPost() {
 		s.serveNotPost(ctx)
 		return

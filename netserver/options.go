@@ -1,6 +1,7 @@
 package netserver
 
 import (
+	"context"
 	"crypto/tls"
 	"log/slog"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/valyala/fasthttp"
 )
 
 // Options configures a Server. A nil *Options, and every zero field, means
@@ -102,6 +104,17 @@ type Options struct {
 	// (an error is 500); jetrpc serve puts the OpenRPC document at
 	// /openrpc.json. A POST to these paths is a JSON-RPC call.
 	Documents map[string]func() ([]byte, error)
+	// Routes are endpoints of their own on HTTPServer (not the net/http
+	// adapter), by exact path: a request to one of them, whatever its
+	// method, goes to its handler instead of the JSON-RPC endpoint
+	// (jetrpc serve --mcp mounts package mcp's endpoint at /mcp).
+	Routes map[string]fasthttp.RequestHandler
+	// ConnContext, when set, derives the context of each connection's
+	// handlers (TCP, stdio, WebSocket, an SSE stream) from the one
+	// netserver made, as net/http's Server.ConnContext does: a value it
+	// adds (a protocol's per-connection state) lives as long as the
+	// connection.
+	ConnContext func(ctx context.Context) context.Context
 	// Mounts are net/http handlers that the HTTP servers hand GET and HEAD
 	// of every path under a prefix to (a prefix ends in "/"; without it,
 	// the prefix itself is redirected there), the longest prefix first;

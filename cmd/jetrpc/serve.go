@@ -42,6 +42,7 @@ type serveConfig struct {
 	sec        securityFlags // security.go
 	limits     limitFlags
 	ops        opsFlags
+	mcp        mcpFlags     // mcp.go
 	browser    browserFlags // serve_browser.go
 
 	docs map[string]func() ([]byte, error) // GET endpoints of --http (discover.go)
@@ -179,6 +180,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.ops.define(fs)
+	cfg.mcp.define(fs)
 	cfg.sec.define(fs)
 	cfg.browser.define(fs)
 	if err := fs.Parse(args); err != nil {
@@ -224,6 +226,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 	if err := checkAddr("http", cfg.http); err != nil {
 		return err
 	}
+	if err := cfg.mcp.check(cfg.http, cfg.stdio); err != nil {
+		return err
+	}
 	if err := cfg.browser.check(cfg.http); err != nil {
 		return err
 	}
@@ -261,6 +266,7 @@ type server struct {
 	raw     *netserver.Server     // TCP and stdio; nil if neither
 	http    *netserver.HTTPServer // nil without --http
 	admin   *http.Server          // nil without --admin
+	mcp     *mcpServe             // nil without --mcp (mcp.go)
 	obs     *observability
 	health  *netserver.Health // /readyz of the HTTP and admin listeners
 	drain   time.Duration
@@ -276,6 +282,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
 	cfg.browser.apply(opts)
 	cfg.sec.apply(opts)
+	s.mcp = newMCP(cfg, log, opts)
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
 	}
@@ -336,7 +343,11 @@ func (s *server) run(ctx context.Context, stdin io.Reader, stdout io.Writer) int
 		start(func() error { return s.http.Serve(s.webLn) })
 	}
 	if s.stdio {
-		start(func() error { return s.raw.ServeStdio(interruptible(stdin), stdout) })
+		stdio := s.raw
+		if s.mcp != nil && s.mcp.stdio != nil { // --mcp --stdio: MCP instead of JSON-RPC
+			stdio = s.mcp.stdio
+		}
+		start(func() error { return stdio.ServeStdio(interruptible(stdin), stdout) })
 	}
 	if s.adminLn != nil {
 		start(func() error { return s.admin.Serve(s.adminLn) })
@@ -394,6 +405,9 @@ func (s *server) shutdown() {
 	}
 	if s.http != nil {
 		stop("http", s.http.Shutdown)
+	}
+	if s.mcp != nil {
+		stop("mcp", s.mcp.shutdown)
 	}
 	wg.Wait()
 	if s.admin != nil { // last: /metrics and /readyz answer while the others drain

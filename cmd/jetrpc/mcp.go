@@ -1,0 +1,85 @@
+package main
+
+// NOTE: jetrpc serve --mcp (#15): an MCP server (package mcp) with the demo
+// tools of package mcpdemo, at /mcp on the HTTP listener (Streamable HTTP)
+// and, with --stdio, on stdin/stdout instead of JSON-RPC (NDJSON, one
+// session).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+
+	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/valyala/fasthttp"
+)
+
+// mcpPath is where --mcp serves the Streamable HTTP endpoint.
+const mcpPath = "/mcp"
+
+// mcpFlags are the serve flags for MCP.
+type mcpFlags struct {
+	on bool // --mcp
+}
+
+func (m *mcpFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&m.on, "mcp", false, "serve MCP: Streamable HTTP at /mcp on the HTTP listener, and with --stdio on stdin/stdout (instead of JSON-RPC)")
+}
+
+func (m *mcpFlags) check(httpAddr string, stdio bool) error {
+	if m.on && httpAddr == "" && !stdio {
+		return errors.New("--mcp: needs the HTTP listener (--http ADDR) or --stdio")
+	}
+	return nil
+}
+
+// mcpServe is the running MCP server.
+type mcpServe struct {
+	srv   *mcp.Server
+	http  *mcp.HTTPHandler  // nil without --http
+	stdio *netserver.Server // nil without --stdio
+}
+
+// newMCP makes the MCP server and mounts its endpoint in opts.Routes
+// (before the HTTP server is made from opts).
+func newMCP(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *mcpServe {
+	if !cfg.mcp.on {
+		return nil
+	}
+	m := &mcpServe{srv: mcp.New(mcp.Implementation{Name: "jetrpc", Version: "0.1.0"}, &mcp.Options{Logger: log})}
+	if err := mcpdemo.Register(m.srv); err != nil {
+		panic(err) // fixed tools: a bug
+	}
+	if cfg.http != "" {
+		origins := opts.Origins // --allow-origin; netserver also checks Host and Origin before the route
+		m.http = mcp.NewHTTP(m.srv, &mcp.HTTPOptions{Logger: log,
+			CheckOrigin: func(origin, host []byte) bool { return origins.Allow(string(origin), string(host)) }})
+		routes := map[string]fasthttp.RequestHandler{mcpPath: m.http.ServeFastHTTP}
+		for p, h := range opts.Routes {
+			routes[p] = h
+		}
+		opts.Routes = routes
+	}
+	if cfg.stdio {
+		m.stdio = m.srv.StreamServer(opts)
+	}
+	return m
+}
+
+// shutdown ends the endpoint's streams and sessions and the stdio server.
+func (m *mcpServe) shutdown(ctx context.Context) error {
+	var err error
+	if m.http != nil {
+		err = m.http.Shutdown(ctx)
+	}
+	if m.stdio != nil {
+		if serr := m.stdio.Shutdown(ctx); err == nil {
+			err = serr
+		}
+	}
+	m.srv.Close()
+	return err
+}

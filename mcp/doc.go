@@ -1,0 +1,42 @@
+// Package mcp serves the Model Context Protocol (MCP) on a jetrpc engine:
+// tools with typed inputs, resources and prompts, over stdio (NDJSON, with
+// package netserver) and over the Streamable HTTP transport (HTTPHandler,
+// which netserver's HTTPServer mounts at a path of its own with
+// Options.Routes).
+//
+// It is not a second SDK: a Server registers the MCP methods (initialize,
+// ping, server/discover, tools/list, tools/call, resources/list,
+// resources/read, prompts/list, prompts/get and the notifications
+// initialized and cancelled) as handlers of a [dispatch.Engine], and a
+// tool is a [dispatch.Typed] handler over its input type, whose JSON Schema
+// package openrpc's generator writes.
+//
+// # Protocol revisions
+//
+// One Server speaks every revision at once: 2024-11-05, 2025-03-26,
+// 2025-06-18 and 2025-11-25 through initialize (on HTTP, each initialize
+// makes a session), and 2026-07-28 without one: a request whose params
+// carry _meta["io.modelcontextprotocol/protocolVersion"] (on HTTP also the
+// MCP-Protocol-Version header) is served on its own, statelessly, and its
+// results carry "resultType":"complete". Results follow the revision's
+// schema exactly, with no member of another: ping answers {} to the
+// initialize-based revisions.
+//
+// # Calls
+//
+// A tool's handler gets a context through which it can report progress
+// ([Progress], when the call carried _meta.progressToken), send other
+// notifications about the call ([Notify]), call the client ([CallClient],
+// where the transport allows it) and, over Streamable HTTP, close its event
+// stream's connection so that the client resumes it ([CloseSSEStream]).
+// The context is cancelled when the client sends notifications/cancelled
+// for the call, when its session ends or the server shuts down; on HTTP a
+// lost connection does not cancel a call of a session (the client can
+// resume its stream), but does cancel a stateless or 2026-07-28 one.
+//
+// # Streamable HTTP
+//
+// See [HTTPHandler] for the endpoint's rules (sessions, event streams,
+// resumption with Last-Event-ID, the EventStore that keeps the events, the
+// session ids that a load balancer can route on).
+package mcp

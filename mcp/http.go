@@ -1,0 +1,595 @@
+package mcp
+
+// NOTE: the Streamable HTTP endpoint (http.go: options, the handler, POST;
+// http_get.go: GET and DELETE; http_session.go: sessions; stream.go: event
+// streams; http_check.go: Origin and header checks). A POST is parsed once
+// here (to route and check it), then run by the engine under a call that
+// carries the request's session and stream. A cheap request (every method
+// but tools/call, resources/read and prompts/get, and Inline tools) runs
+// on fasthttp's goroutine; the others on a worker, while fasthttp's
+// goroutine waits for the first of: the response (answered as
+// application/json) or a message sent before it (answered as an event
+// stream, the response its last event).
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/pool"
+	"github.com/valyala/fasthttp"
+)
+
+// HTTPOptions configures an HTTPHandler. A nil *HTTPOptions, and every
+// zero field, means the default.
+type HTTPOptions struct {
+	// Stateless turns sessions off: no Mcp-Session-Id is issued or
+	// required, GET and DELETE answer 405, streams are not resumable and
+	// the client cannot be called. Requests of the Modern revision are
+	// always served this way, whatever Stateless says.
+	Stateless bool
+	// CheckOrigin decides whether a request's Origin header (when there is
+	// one; none always passes) may use the endpoint, given the request's
+	// Host; a refused one gets 403. Default: an origin whose host is
+	// loopback (localhost, 127.0.0.0/8, [::1]), which keeps web pages of
+	// other sites (DNS rebinding) out. netserver's origin policy plugs in
+	// here.
+	CheckOrigin func(origin, host []byte) bool
+	// MaxSessions bounds the open sessions (default 10000). At the bound an
+	// initialize ends the session unused the longest, if one is idle; else
+	// it gets 503.
+	MaxSessions int
+	// SessionIdle ends a session that has had no request and no stream for
+	// this long (default 10 minutes).
+	SessionIdle time.Duration
+	// EventStore keeps the events of resumable streams (default a
+	// MemoryStore with its default bounds).
+	EventStore EventStore
+	// SessionIDs mints and checks the session ids (default: a random
+	// instance tag and key).
+	SessionIDs *SessionIDs
+	// Retry is the reconnection delay the event streams' priming event
+	// tells the client (default 1 s).
+	Retry time.Duration
+	// KeepAlive is how long an event stream may be silent before a comment
+	// line is written (default 15 s).
+	KeepAlive time.Duration
+	// WriteTimeout bounds each write of an event stream (default 30 s): a
+	// client that stops reading loses its connection.
+	WriteTimeout time.Duration
+	// MaxPending bounds the bytes one event stream holds for a client that
+	// reads slowly (default 4 MiB); past it, its connection is dropped (the
+	// client resumes from the EventStore).
+	MaxPending int
+	// MaxWorkers bounds the goroutines that run the calls that may block
+	// (default 16384).
+	MaxWorkers int
+	// Logger receives what goes wrong (default the Server's).
+	Logger *slog.Logger
+}
+
+// HTTPHandler is the Streamable HTTP endpoint of a Server, for all the
+// protocol revisions at once:
+//
+//   - POST carries one JSON-RPC message; a JSON array is 400. A
+//     notification or a response gets 202 and no body. A request gets its
+//     response as application/json, or, once its handler sends anything
+//     before its result (progress, a log message, a request to the
+//     client), as an event stream (text/event-stream, one "data:" line
+//     per message, the response last; then the stream ends).
+//   - Sessions (initialize-based revisions): initialize issues an
+//     Mcp-Session-Id; every other request needs it (none: 400; unknown,
+//     ended or expired: 404). DELETE ends one. Idle sessions expire
+//     (SessionIdle) and their number is bounded (MaxSessions).
+//   - GET (with a session) opens its standalone event stream, for what
+//     the server sends outside any request (one at a time: 409 for a
+//     second).
+//   - Event ids encode their stream (STREAM-SEQ); sessions of 2025-11-25
+//     get a priming event (an id and empty data) with retry: at the start
+//     of each stream. A client that lost a stream's connection resumes it
+//     with GET and Last-Event-ID: the events it missed (from the
+//     EventStore), then the live ones. An id of another session or stream
+//     is 400; a stream with nothing more to send is 204.
+//   - A lost connection does not cancel the request of a session (the
+//     client can resume); notifications/cancelled does. For stateless and
+//     Modern requests, whose streams cannot be resumed, it does.
+//   - MCP-Protocol-Version must name a revision spoken here (400). One of
+//     the Modern revision (or _meta naming it) is served without a session
+//     and checked as 2026-07-28 asks (the header and _meta agree,
+//     Mcp-Method and Mcp-Name match the body: else 400 with
+//     HeaderMismatch; an unknown method 404).
+//   - A request with a foreign Origin gets 403 (CheckOrigin).
+//
+// Mount it with netserver.Options.Routes (jetrpc serve --mcp does, at
+// /mcp), or call ServeFastHTTP from a fasthttp server of your own.
+type HTTPHandler struct {
+	srv          *Server
+	log          *slog.Logger
+	stateless    bool
+	origin       func(origin, host []byte) bool
+	store        EventStore
+	ids          *SessionIDs
+	retry        time.Duration
+	keepAlive    time.Duration
+	writeTimeout time.Duration
+	maxPending   int
+	maxSessions  int
+	idle         time.Duration
+
+	ctx    context.Context // the parent of the calls' contexts
+	cancel context.CancelFunc
+	done   chan struct{}  // closed by Shutdown: streams end
+	anon   *dispatch.Conn // the connection of stateless requests (one-way)
+
+	workers   *pool.Workers
+	streamIDs atomic.Uint64
+	running   sync.WaitGroup // requests being served
+
+	sessions sync.Map // id -> *session
+	count    atomic.Int32
+	mu       sync.Mutex // janitor
+	janitor  bool
+	closed   bool
+
+	parsers sync.Pool // *decode.Parser
+}
+
+// NewHTTP returns the Streamable HTTP endpoint of s (nil opts: the
+// defaults). Call Shutdown when done.
+func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	h := &HTTPHandler{srv: s, log: opts.Logger, stateless: opts.Stateless, origin: opts.CheckOrigin,
+		store: opts.EventStore, ids: opts.SessionIDs, retry: opts.Retry, keepAlive: opts.KeepAlive,
+		writeTimeout: opts.WriteTimeout, maxPending: opts.MaxPending, maxSessions: opts.MaxSessions,
+		idle: opts.SessionIdle, done: make(chan struct{})}
+	if h.log == nil {
+		h.log = s.log
+	}
+	if h.origin == nil {
+		h.origin = loopbackOrigin
+	}
+	if h.store == nil {
+		h.store = NewMemoryStore(nil)
+	}
+	if h.ids == nil {
+		h.ids, _ = NewSessionIDs("", nil)
+	}
+	h.retry = positiveDur(h.retry, time.Second)
+	h.keepAlive = positiveDur(h.keepAlive, 15*time.Second)
+	h.writeTimeout = positiveDur(h.writeTimeout, 30*time.Second)
+	h.idle = positiveDur(h.idle, 10*time.Minute)
+	if h.maxPending <= 0 {
+		h.maxPending = 4 << 20
+	}
+	if h.maxSessions <= 0 {
+		h.maxSessions = 10000
+	}
+	var seed [8]byte
+	randRead(seed[:])
+	h.streamIDs.Store(uint64(seed[0])<<56 | uint64(seed[1])<<48 | uint64(seed[2])<<40 | uint64(seed[3])<<32 |
+		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
+	h.ctx, h.cancel = context.WithCancel(s.baseContext())
+	h.anon = dispatch.NewConn(s.e, h.ctx, h.sendAnon, true)
+	h.workers = pool.NewWorkers(&pool.WorkersOptions{Max: opts.MaxWorkers, IdleTimeout: 10 * time.Second})
+	h.parsers.New = func() any { return new(decode.Parser) }
+	s.freeze()
+	return h
+}
+
+func positiveDur(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Shutdown stops the endpoint: new requests get 503, event streams end
+// (their clients may resume on another replica), and it waits for the
+// requests in flight until ctx ends, then cancels them. Sessions end.
+func (h *HTTPHandler) Shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	close(h.done)
+	waited := make(chan struct{})
+	go func() { h.running.Wait(); close(waited) }()
+	var err error
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	h.cancel()
+	h.sessions.Range(func(_, v any) bool {
+		h.endSession(v.(*session))
+		return true
+	})
+	h.anon.Close()
+	h.workers.Stop()
+	return err
+}
+
+func (h *HTTPHandler) isClosed() bool {
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Sessions returns the number of open sessions.
+func (h *HTTPHandler) Sessions() int { return int(h.count.Load()) }
+
+// ServeFastHTTP serves one request to the endpoint.
+func (h *HTTPHandler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
+	if origin := ctx.Request.Header.Peek("Origin"); len(origin) > 0 && !h.origin(origin, ctx.Host()) {
+		httpError(ctx, fasthttp.StatusForbidden, nil, -32600, "Forbidden: origin not allowed")
+		return
+	}
+	if h.isClosed() {
+		ctx.SetConnectionClose()
+		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Server shutting down")
+		return
+	}
+	h.running.Add(1)
+	defer h.running.Done()
+	switch {
+	case ctx.IsPost():
+		h.post(ctx)
+	case ctx.IsGet():
+		h.get(ctx)
+	case ctx.IsDelete():
+		h.delete(ctx)
+	default:
+		h.notAllowed(ctx)
+	}
+}
+
+func (h *HTTPHandler) notAllowed(ctx *fasthttp.RequestCtx) {
+	allow := "GET, POST, DELETE"
+	if h.stateless {
+		allow = "POST"
+	}
+	httpError(ctx, fasthttp.StatusMethodNotAllowed, nil, -32600, "Method not allowed")
+	ctx.Response.Header.Set(fasthttp.HeaderAllow, allow)
+}
+
+// post serves a POST: one message.
+func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
+	if !acceptsBoth(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
+		httpError(ctx, fasthttp.StatusNotAcceptable, nil, -32600,
+			"Not Acceptable: the client must accept both application/json and text/event-stream")
+		return
+	}
+	if ct := ctx.Request.Header.ContentType(); len(ct) > 0 && !isJSONType(ct) {
+		httpError(ctx, fasthttp.StatusUnsupportedMediaType, nil, -32600,
+			"Unsupported Media Type: the body must be application/json")
+		return
+	}
+	body := ctx.PostBody()
+	p := h.parsers.Get().(*decode.Parser)
+	defer func() { p.Reset(); h.parsers.Put(p) }()
+	m, err := p.Parse(body)
+	switch {
+	case err != nil:
+		httpError(ctx, fasthttp.StatusBadRequest, nil, -32700, "Parse error")
+		return
+	case m.Kind == decode.Batch:
+		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600,
+			"Invalid Request: one JSON-RPC message per POST (no batch)")
+		return
+	case m.Kind == decode.Invalid:
+		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Invalid Request: "+m.Reason.String())
+		return
+	}
+	var rp reqParams
+	rp.parse(m.Params)
+	c := h.srv.getCall(nil)
+	c.http.h = h
+	if !h.route(ctx, c, m, &rp) {
+		h.srv.putCall(c)
+		return
+	}
+	if m.Kind != decode.Call { // a notification, or a response to the client's call
+		out := h.srv.e.ProcessContext(c, nil, body)
+		_ = out // none: no answer is due
+		h.finishRequest(c)
+		h.srv.putCall(c)
+		ctx.SetStatusCode(fasthttp.StatusAccepted)
+		return
+	}
+	h.serveCall(ctx, c, m, &rp, body)
+}
+
+// route decides how the message is served: its revision, its session. It
+// answers the errors itself and then returns false.
+func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams) bool {
+	hv := ctx.Request.Header.Peek("Mcp-Protocol-Version")
+	if len(hv) > 0 && !isSupported(hv) {
+		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
+		return false
+	}
+	if string(hv) == Modern || rp.hasVersion {
+		return h.routeModern(ctx, c, m, rp, hv)
+	}
+	if m.Kind == decode.Call && string(m.Method) == "initialize" {
+		c.version = negotiate(rp.protoVer)
+		if !h.stateless {
+			sess, ok := h.openSession(ctx)
+			if !ok {
+				return false
+			}
+			c.sess, c.parent = sess, sess.conn.Context()
+			c.http.opened = true
+			sess.active.Add(1)
+		}
+		return h.ready(c)
+	}
+	if h.stateless {
+		c.version = Version20250326
+		if len(hv) > 0 {
+			c.version = string(hv)
+		}
+		return h.ready(c)
+	}
+	sid := ctx.Request.Header.Peek("Mcp-Session-Id")
+	if len(sid) == 0 {
+		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
+		return false
+	}
+	sess := h.lookup(sid)
+	if sess == nil {
+		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
+		return false
+	}
+	sess.active.Add(1)
+	sess.touch()
+	c.sess, c.parent = sess, sess.conn.Context()
+	c.version = sess.versionOr(Version20250326)
+	return h.ready(c)
+}
+
+// ready gives a stateless call its context.
+func (h *HTTPHandler) ready(c *call) bool {
+	if c.parent == nil {
+		c.parent = h.anon.Context()
+	}
+	return true
+}
+
+// finishRequest ends the request's hold on its session.
+func (h *HTTPHandler) finishRequest(c *call) {
+	if c.sess != nil {
+		c.sess.touch()
+		c.sess.active.Add(-1)
+	}
+}
+
+// blocking reports whether the request may block, so runs on a worker.
+func (h *HTTPHandler) blocking(m *decode.Message, rp *reqParams) bool {
+	switch string(m.Method) {
+	case "tools/call":
+		t := h.srv.toolIdx[string(text(nil, rp.name, rp.nameEsc))]
+		return t != nil && !t.Inline
+	case "resources/read", "prompts/get":
+		return true
+	}
+	return false
+}
+
+// serveCall runs a request and answers it.
+func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams, body []byte) {
+	c.http.resumable = c.sess != nil && !c.modern
+	c.http.prime = c.http.resumable && atLeast(c.version, Version20251125)
+	if !h.blocking(m, rp) {
+		c.http.inline = true
+		out := ctx.Response.SwapBody(nil)[:0]
+		out = h.srv.e.ProcessContext(c, out, body)
+		if c.http.opened { // initialize: keep its session if it succeeded
+			h.settleSession(ctx, c, out)
+		}
+		h.finishRequest(c)
+		h.answer(ctx, c, out)
+		h.srv.putCall(c)
+		return
+	}
+	c.http.body = append(c.http.body[:0], body...)
+	if c.http.sig == nil {
+		c.http.sig = make(chan struct{}, 1)
+	}
+	c.http.refs.Store(2)
+	if !h.workers.Submit(c) {
+		go c.Run()
+	}
+	<-c.http.sig
+	c.mu.Lock()
+	mode, st := c.http.mode, c.http.st
+	c.mu.Unlock()
+	switch mode {
+	case modeJSON:
+		out := append(ctx.Response.SwapBody(nil)[:0], c.http.out...)
+		h.answer(ctx, c, out)
+	case modeCancelled:
+		ctx.Response.Header.SetContentType("text/event-stream")
+		ctx.Response.Header.Set(fasthttp.HeaderCacheControl, "no-cache")
+	default:
+		h.answerStream(ctx, c, st)
+	}
+	c.release()
+}
+
+// Run runs a blocking request on a worker (pool.Task).
+func (c *call) Run() {
+	h := c.http.h
+	out := h.srv.e.ProcessContext(c, c.http.out[:0], c.http.body)
+	c.http.out = out
+	h.finishRequest(c)
+	c.finish(out)
+	c.release()
+}
+
+// finish delivers the response: as the JSON answer when nothing was sent
+// before it, else as the stream's final event; for a cancelled call,
+// neither.
+func (c *call) finish(out []byte) {
+	cancelled := c.isCancelled()
+	c.mu.Lock()
+	st := c.http.st
+	if st == nil {
+		c.http.mode = modeJSON
+		if cancelled {
+			c.http.mode = modeCancelled
+		}
+	}
+	c.mu.Unlock()
+	switch {
+	case st == nil:
+	case cancelled:
+		st.abandon()
+	default:
+		_ = st.send(out, true)
+	}
+	select {
+	case c.http.sig <- struct{}{}:
+	default:
+	}
+}
+
+// release drops one of the two holds on a blocking call.
+func (c *call) release() {
+	if c.http.refs.Add(-1) == 0 {
+		c.srv.putCall(c)
+	}
+}
+
+// answer writes the response of a request that ran on fasthttp's
+// goroutine (or whose JSON answer is out): JSON, or the stream its
+// handler started.
+func (h *HTTPHandler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
+	c.mu.Lock()
+	st := c.http.st
+	c.mu.Unlock()
+	if st == nil {
+		ctx.Response.SwapBody(out)
+		ctx.Response.Header.SetContentType("application/json")
+		return
+	}
+	ctx.Response.SwapBody(out[:0])
+	if len(out) > 0 {
+		_ = st.send(out, true)
+	}
+	h.answerStream(ctx, c, st)
+}
+
+// answerStream answers with the request's event stream.
+func (h *HTTPHandler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *stream) {
+	sseHeaders(ctx)
+	gen := c.http.gen
+	nc := ctx.Conn()
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.serve(w, nc, gen) })
+}
+
+func sseHeaders(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.SetContentType("text/event-stream")
+	ctx.Response.Header.Set(fasthttp.HeaderCacheControl, "no-cache")
+	ctx.Response.Header.Set("X-Accel-Buffering", "no")
+}
+
+// Modes of a request's answer.
+const (
+	modeUndecided uint8 = iota
+	modeJSON
+	modeSSE
+	modeCancelled
+)
+
+// httpCall is the HTTP side of a call.
+type httpCall struct {
+	h         *HTTPHandler
+	inline    bool // runs on fasthttp's goroutine
+	resumable bool // its stream has ids and is stored
+	prime     bool // and begins with a priming event
+	opened    bool // initialize opened its session
+	mode      uint8
+	st        *stream
+	gen       uint64 // st's first connection
+	sig       chan struct{}
+	body, out []byte
+	refs      atomic.Int32
+}
+
+// sendEvent sends a message about the call on its stream, starting the
+// stream with the first one.
+func (c *call) sendEvent(msg []byte) error {
+	st, err := c.ensureStream()
+	if err != nil {
+		return err
+	}
+	return st.send(msg, false)
+}
+
+// ensureStream returns the call's stream, starting it (and telling the
+// request's goroutine) when it has none yet.
+func (c *call) ensureStream() (*stream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.http.st != nil {
+		return c.http.st, nil
+	}
+	if c.http.mode != modeUndecided || c.http.h == nil {
+		return nil, errStreamDone // answered as JSON already: a message after the result
+	}
+	h := c.http.h
+	var sess *session
+	if c.http.resumable {
+		sess = c.sess
+	}
+	st := h.newStream(sess, c.http.prime, false)
+	if !c.http.resumable && !c.http.inline {
+		st.owner = c // a lost connection cancels c (the stream holds it until then)
+		c.http.refs.Add(1)
+	}
+	c.http.gen = st.attach(c.http.prime, false, 0)
+	c.http.st, c.http.mode = st, modeSSE
+	if c.http.sig != nil {
+		select {
+		case c.http.sig <- struct{}{}:
+		default:
+		}
+	}
+	return st, nil
+}
+
+// closeStream is CloseSSEStream.
+func (c *call) closeStream() bool {
+	if c.http.h == nil || !c.http.resumable || !c.http.prime {
+		return false
+	}
+	st, err := c.ensureStream()
+	if err != nil {
+		return false
+	}
+	st.cutConn()
+	return true
+}
+
+// sendAnon is the SendFunc of stateless requests: only messages about a
+// request have a way to the client.
+func (h *HTTPHandler) sendAnon(ctx context.Context, msg []byte) error {
+	if c := callOf(ctx); c != nil && c.http.h == h {
+		return c.sendEvent(msg)
+	}
+	return dispatch.ErrNoPeer
+}

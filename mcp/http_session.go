@@ -1,0 +1,96 @@
+package mcp
+
+import (
+	"context"
+	"time"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+)
+
+// maxEndedStreams is how many ended streams a session keeps resumable
+// (their events stay in the EventStore until it drops them).
+const maxEndedStreams = 16
+
+// newSession makes a session of the endpoint; it is not yet in the table.
+func (h *HTTPHandler) newSession() *session {
+	s := &session{id: h.ids.New(), h: h, done: make(chan struct{}), streams: map[uint64]*stream{}}
+	s.conn = dispatch.NewConn(h.srv.e, h.ctx, s.send, false)
+	s.touch()
+	return s
+}
+
+func (s *session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
+
+// addStream records a new resumable stream, dropping the oldest ended ones.
+func (s *session) addStream(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams[st.id] = st
+	for id, old := range s.streams { // at most a few live ones are skipped
+		if len(s.streams) <= maxEndedStreams+4 {
+			break
+		}
+		old.mu.Lock()
+		done := old.done
+		old.mu.Unlock()
+		if done && old != s.standalone {
+			delete(s.streams, id)
+		}
+	}
+}
+
+func (s *session) stream(id uint64) *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams[id]
+}
+
+// standaloneStream returns the session's GET stream, made on first use.
+func (s *session) standaloneStream() *stream {
+	s.mu.Lock()
+	st := s.standalone
+	s.mu.Unlock()
+	if st != nil {
+		return st
+	}
+	st = s.h.newStream(s, atLeast(s.versionOr(Version20250326), Version20251125), true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.standalone == nil {
+		s.standalone = st
+	}
+	return s.standalone
+}
+
+// send is the session's dispatch.SendFunc: a message about a request goes
+// on that request's stream, anything else on the standalone stream.
+func (s *session) send(ctx context.Context, msg []byte) error {
+	if c := callOf(ctx); c != nil && c.sess == s && c.http.h != nil {
+		return c.sendEvent(msg)
+	}
+	return s.standaloneStream().send(msg, false)
+}
+
+// close ends the session: its calls are cancelled, its streams end, its
+// events are forgotten. It reports whether it was open.
+func (s *session) close() bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.closed = true
+	close(s.done)
+	s.mu.Unlock()
+	s.calls.cancelAll()
+	s.conn.Close()
+	if err := s.h.store.Forget(s.h.ctx, s.id); err != nil {
+		s.h.log.Warn("mcp: event store forget failed", "err", err)
+	}
+	return true
+}
+
+// idle reports whether the session has been unused since before t.
+func (s *session) idle(t int64) bool {
+	return s.active.Load() == 0 && s.lastUsed.Load() < t
+}

@@ -1,0 +1,301 @@
+package mcp
+
+// NOTE: the MCP methods, as raw handlers of the Server's engine. Each reads
+// the members of params it needs in place (params.go) and appends its
+// result with the shape of the revision the request is served as. The
+// answers that do not change while serving are built once (server.go).
+
+import (
+	"context"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// MCP's error codes (besides JSON-RPC's).
+const (
+	CodeResourceNotFound           dispatch.Code = -32002 // initialize-based revisions
+	CodeHeaderMismatch             dispatch.Code = -32020
+	CodeMissingRequiredCapability  dispatch.Code = -32021
+	CodeUnsupportedProtocolVersion dispatch.Code = -32022
+)
+
+func (s *Server) register() {
+	for _, m := range []dispatch.Method{
+		{Name: "initialize", Handler: dispatch.HandlerFunc(s.initialize), Inline: true,
+			Summary: "MCP: start a session (initialize-based revisions)"},
+		{Name: "ping", Handler: dispatch.HandlerFunc(s.ping), Inline: true, Summary: "MCP: ping"},
+		{Name: "server/discover", Handler: dispatch.HandlerFunc(s.discover), Inline: true,
+			Summary: "MCP: the server's revisions, capabilities and identity"},
+		{Name: "tools/list", Handler: dispatch.HandlerFunc(s.toolsList), Inline: true, Summary: "MCP: list the tools"},
+		{Name: "tools/call", Handler: dispatch.HandlerFunc(s.toolsCall), Summary: "MCP: call a tool"},
+		{Name: "resources/list", Handler: dispatch.HandlerFunc(s.resourcesList), Inline: true, Summary: "MCP: list the resources"},
+		{Name: "resources/read", Handler: dispatch.HandlerFunc(s.resourcesRead), Summary: "MCP: read a resource"},
+		{Name: "prompts/list", Handler: dispatch.HandlerFunc(s.promptsList), Inline: true, Summary: "MCP: list the prompts"},
+		{Name: "prompts/get", Handler: dispatch.HandlerFunc(s.promptsGet), Summary: "MCP: get a prompt"},
+		{Name: "notifications/initialized", Handler: dispatch.HandlerFunc(s.initialized), Inline: true, Concurrent: true},
+		{Name: "notifications/cancelled", Handler: dispatch.HandlerFunc(s.cancelled), Inline: true, Concurrent: true},
+	} {
+		if err := s.e.RegisterMethod(m); err != nil {
+			panic(err) // the names are fixed and valid
+		}
+	}
+}
+
+// knownMethod reports whether the server answers method (for the HTTP
+// endpoint's 404 of an unknown Modern method).
+func knownMethod(method []byte) bool {
+	switch string(method) {
+	case "initialize", "ping", "server/discover", "tools/list", "tools/call", "resources/list",
+		"resources/read", "prompts/list", "prompts/get":
+		return true
+	}
+	return false
+}
+
+// begin returns the call of a request: the HTTP endpoint's, or one made
+// here on a stream transport (own: release it with end), whose revision
+// the params' _meta decides. It fails for a Modern request whose
+// metadata is wrong.
+func (s *Server) begin(ctx context.Context, params []byte, p *reqParams) (c *call, own bool, err error) {
+	p.parse(params)
+	s.freeze()
+	if c = callOf(ctx); c != nil {
+		return c, false, nil
+	}
+	c = s.getCall(ctx)
+	c.sess = sessionOf(ctx)
+	if p.hasVersion {
+		c.modern, c.version = true, Modern
+		err = checkModern(p)
+	} else {
+		c.version = c.sess.versionOr(Latest)
+	}
+	return c, true, err
+}
+
+func (s *Server) end(c *call, own bool) {
+	if own {
+		s.putCall(c)
+	}
+}
+
+// checkModern checks a Modern request's metadata.
+func checkModern(p *reqParams) error {
+	switch {
+	case p.versionBad || string(p.version) != Modern:
+		return unsupportedVersion(p.version)
+	case !p.hasCaps:
+		return dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
+			[]byte(`"_meta[\"`+metaCaps+`\"] is required"`))
+	}
+	return nil
+}
+
+// unsupportedVersion is UnsupportedProtocolVersionError for requested.
+func unsupportedVersion(requested []byte) error {
+	data := append([]byte(`{"supported":`+supportedJSON+`,"requested":`), encode.AppendStringBytes(nil, requested)...)
+	return dispatch.NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version", append(data, '}'))
+}
+
+func (s *Server) initialize(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, _ := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	v := negotiate(p.protoVer)
+	c.version, c.modern = v, false
+	if c.sess != nil {
+		c.sess.setVersion(v)
+	}
+	dst = append(append(append(dst, `{"protocolVersion":"`...), v...), '"')
+	return append(dst, s.built.initTail...), nil
+}
+
+func (s *Server) ping(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, err := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	if err != nil {
+		return dst, err
+	}
+	return emptyResult(dst, c.modern), nil
+}
+
+func (s *Server) discover(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, _ := s.begin(ctx, params, &p) // answered whatever the revision: it is the probe
+	s.end(c, own)
+	return append(dst, s.built.discover...), nil
+}
+
+// list answers one of the list methods from its built bytes.
+func (s *Server) list(ctx context.Context, params, dst []byte, lists *[2][]byte) ([]byte, error) {
+	var p reqParams
+	c, own, err := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	if err != nil {
+		return dst, err
+	}
+	if c.modern {
+		return append(dst, lists[1]...), nil
+	}
+	return append(dst, lists[0]...), nil
+}
+
+func (s *Server) toolsList(ctx context.Context, params, dst []byte) ([]byte, error) {
+	return s.list(ctx, params, dst, &s.freeze().tools)
+}
+
+func (s *Server) resourcesList(ctx context.Context, params, dst []byte) ([]byte, error) {
+	return s.list(ctx, params, dst, &s.freeze().resources)
+}
+
+func (s *Server) promptsList(ctx context.Context, params, dst []byte) ([]byte, error) {
+	return s.list(ctx, params, dst, &s.freeze().prompts)
+}
+
+func invalidParams(text string) error {
+	return dispatch.NewError(encode.CodeInvalidParams, text, nil)
+}
+
+func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, err := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	if err != nil {
+		return dst, err
+	}
+	name := text(c.scratch, p.name, p.nameEsc)
+	t := s.toolIdx[string(name)]
+	if t == nil {
+		if p.name == nil {
+			return dst, invalidParams("tools/call needs the name of a tool")
+		}
+		return dst, invalidParams("Unknown tool: " + string(name))
+	}
+	c.setToken(p.token)
+	c.setID(dispatch.RequestID(ctx))
+	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
+		c.sess.calls.add(c)
+		defer c.sess.calls.remove(c)
+	}
+	return t.serve(c, p.arguments, dst)
+}
+
+func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, err := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	if err != nil {
+		return dst, err
+	}
+	uri := string(text(c.scratch, p.uri, p.uriEsc))
+	r := s.resIdx[uri]
+	if r == nil {
+		if p.uri == nil {
+			return dst, invalidParams("resources/read needs a uri")
+		}
+		data := encode.AppendString([]byte(`{"uri":`), uri)
+		code := CodeResourceNotFound
+		if c.modern {
+			code = encode.CodeInvalidParams
+		}
+		return dst, dispatch.NewError(code, "Resource not found", append(data, '}'))
+	}
+	c.setID(dispatch.RequestID(ctx))
+	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
+		c.sess.calls.add(c)
+		defer c.sess.calls.remove(c)
+	}
+	contents, err := r.Read(c, uri)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(resultStart(dst, c.modern), `"contents":[`...)
+	for i := range contents {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = contents[i].appendTo(dst)
+	}
+	return append(dst, "]}"...), nil
+}
+
+func (s *Server) promptsGet(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, err := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	if err != nil {
+		return dst, err
+	}
+	name := text(c.scratch, p.name, p.nameEsc)
+	pr := s.promptIdx[string(name)]
+	if pr == nil {
+		return dst, invalidParams("Unknown prompt: " + string(name))
+	}
+	args, err := promptArgs(p.arguments)
+	if err != nil {
+		return dst, err
+	}
+	for _, a := range pr.Arguments {
+		if _, ok := args[a.Name]; a.Required && !ok {
+			return dst, invalidParams("missing required argument: " + a.Name)
+		}
+	}
+	c.setID(dispatch.RequestID(ctx))
+	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
+		c.sess.calls.add(c)
+		defer c.sess.calls.remove(c)
+	}
+	res, err := pr.Get(c, args)
+	if err != nil {
+		return dst, err
+	}
+	if res == nil {
+		res = &PromptResult{}
+	}
+	return res.appendTo(dst, c.modern), nil
+}
+
+// promptArgs reads prompts/get's arguments, an object of strings.
+func promptArgs(raw []byte) (map[string]string, error) {
+	args := map[string]string{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, nil
+	}
+	bad := invalidParams("prompt arguments are an object of strings")
+	var it decode.Iter
+	if !it.Reset(raw) || !it.IsObject() {
+		return nil, bad
+	}
+	for it.Next() {
+		k, err := decode.AppendUnquote(nil, append(append([]byte{'"'}, it.Key()...), '"'))
+		v := it.Value()
+		if err != nil || len(v) == 0 || v[0] != '"' {
+			return nil, bad
+		}
+		vs, err := decode.AppendUnquote(nil, v)
+		if err != nil {
+			return nil, bad
+		}
+		args[string(k)] = string(vs)
+	}
+	return args, nil
+}
+
+func (s *Server) initialized(ctx context.Context, _, dst []byte) ([]byte, error) {
+	if sess := sessionOf(ctx); sess != nil {
+		sess.initialized.Store(true)
+	}
+	return dst, nil
+}
+
+func (s *Server) cancelled(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	p.parse(params)
+	if sess := sessionOf(ctx); sess != nil && p.requestID != nil {
+		sess.calls.cancel(p.requestID)
+	}
+	return dst, nil
+}

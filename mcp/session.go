@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+)
+
+type sessKey struct{}
+
+// session is what one client's initialize began: on HTTP a session with
+// its Mcp-Session-Id and event streams, on a stream transport (stdio) the
+// connection.
+type session struct {
+	id          string
+	ver         atomic.Int32 // 1 + the index of the negotiated revision in legacyVersions; 0: none yet
+	initialized atomic.Bool
+	calls       inflight // its calls in progress, for notifications/cancelled
+
+	// HTTP only (http_session.go).
+	h        *HTTPHandler
+	conn     *dispatch.Conn // its context is the session's; its Peer sends to the client
+	lastUsed atomic.Int64   // unix nanoseconds
+	active   atomic.Int32   // requests being served and streams attached
+	done     chan struct{}  // closed when the session ends
+
+	mu         sync.Mutex
+	closed     bool
+	streams    map[uint64]*stream // by stream id: live ones and the last ended ones
+	ended      []uint64           // ended streams, oldest first
+	standalone *stream            // the GET stream, once asked for
+}
+
+// sessionOf returns the session of a handler's context: its call's, or
+// the connection's (ConnContext). Nil: none.
+func sessionOf(ctx context.Context) *session {
+	if c := callOf(ctx); c != nil {
+		return c.sess
+	}
+	s, _ := ctx.Value(sessKey{}).(*session)
+	return s
+}
+
+func (s *session) setVersion(v string) {
+	for i, l := range legacyVersions {
+		if l == v {
+			s.ver.Store(int32(i + 1))
+		}
+	}
+}
+
+// versionOr returns the negotiated revision, or def before initialize (or
+// on a nil session).
+func (s *session) versionOr(def string) string {
+	if s == nil {
+		return def
+	}
+	if i := s.ver.Load(); i > 0 {
+		return legacyVersions[i-1]
+	}
+	return def
+}
+
+// ConnContext gives each connection of a stream transport (stdio, TCP) its
+// MCP session: set it as netserver.Options.ConnContext of the
+// netserver.Server that serves the Server's Engine. It makes initialize's
+// revision the connection's and notifications/cancelled reach the
+// connection's calls; the session ends with the connection.
+func (s *Server) ConnContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sessKey{}, &session{})
+}

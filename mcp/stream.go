@@ -1,0 +1,286 @@
+package mcp
+
+// NOTE: one SSE event stream of the Streamable HTTP endpoint: a request's
+// (POST) or a session's standalone one (GET). Producers (the handlers'
+// sends, the final response) append events under s.mu: each is numbered,
+// encoded once ("id: STREAM-SEQ\ndata: MESSAGE\n\n"), stored in the
+// EventStore when the stream is resumable, and queued in s.pending while a
+// connection is attached. The connection's writer (serve, on fasthttp's
+// goroutine for the response) takes what is pending and writes it, until
+// the final event is written, the connection fails, the stream is cut
+// (CloseSSEStream) or taken over by a resuming connection (a newer
+// generation), or the session or the server ends. A resumable stream
+// outlives its connections: a GET with Last-Event-ID attaches a new one,
+// which gets the stored events after that id, then the live ones; the lock
+// makes the two meet without a gap or a duplicate.
+
+import (
+	"bufio"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+type stream struct {
+	h          *HTTPHandler
+	sess       *session // nil: not resumable (stateless, Modern)
+	id         uint64
+	prime      bool // connections begin with a priming event (2025-11-25 on)
+	standalone bool
+
+	mu      sync.Mutex
+	seq     uint64
+	pending []byte
+	spare   []byte
+	gen     uint64 // the attached connection; 0: none
+	lastGen uint64
+	final   bool // the final event is queued or stored
+	done    bool // the final event was written, or the stream was given up
+	cut     bool
+	wake    chan struct{}
+	owner   *call // a non-resumable stream's call, held until the stream ends: a lost connection cancels it
+}
+
+func (h *HTTPHandler) newStream(sess *session, prime, standalone bool) *stream {
+	s := &stream{h: h, sess: sess, id: h.streamIDs.Add(1), prime: prime, standalone: standalone,
+		wake: make(chan struct{}, 1)}
+	if sess != nil {
+		sess.addStream(s)
+	}
+	return s
+}
+
+func (s *stream) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *stream) key() StreamKey { return StreamKey{Session: s.sess.id, Stream: s.id} }
+
+// appendID appends the id of event seq of stream id.
+func appendID(dst []byte, id, seq uint64) []byte {
+	dst = strconv.AppendUint(dst, id, 16)
+	return strconv.AppendUint(append(dst, '-'), seq, 10)
+}
+
+// parseEventID parses an event id made by appendID.
+func parseEventID(b []byte) (id, seq uint64, ok bool) {
+	i := len(b) - 1
+	for i >= 0 && b[i] != '-' {
+		i--
+	}
+	if i <= 0 || i > 16 || i == len(b)-1 || len(b)-i > 21 {
+		return 0, 0, false
+	}
+	id, err1 := strconv.ParseUint(string(b[:i]), 16, 64)
+	seq, err2 := strconv.ParseUint(string(b[i+1:]), 10, 64)
+	return id, seq, err1 == nil && err2 == nil
+}
+
+// appendEvent appends msg as one event, with an id when the stream is
+// resumable. A message is one line: JSON whitespace (the only place a raw
+// CR or LF can be in valid JSON) becomes a space.
+func (s *stream) appendEvent(dst, msg []byte, seq uint64) []byte {
+	if s.sess != nil {
+		dst = appendID(append(dst, "id: "...), s.id, seq)
+		dst = append(dst, '\n')
+	}
+	dst = append(dst, "data: "...)
+	start := len(dst)
+	dst = append(dst, msg...)
+	for i := start; i < len(dst); i++ {
+		if c := dst[i]; c == '\n' || c == '\r' {
+			dst[i] = ' '
+		}
+	}
+	return append(dst, "\n\n"...)
+}
+
+// send appends msg as the next event; final marks the response that ends
+// the stream. It fails once the stream is done.
+func (s *stream) send(msg []byte, final bool) error {
+	b := getBuf()
+	defer putBuf(b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || s.final {
+		return errStreamDone
+	}
+	s.seq++
+	b.B = s.appendEvent(b.B, msg, s.seq)
+	if s.sess != nil {
+		if err := s.h.store.Append(s.h.ctx, s.key(), Event{Seq: s.seq, Data: b.B, Final: final}); err != nil {
+			s.h.log.Warn("mcp: event store append failed", "err", err)
+		}
+	}
+	s.final = final
+	if s.gen != 0 {
+		s.pending = append(s.pending, b.B...)
+		if len(s.pending) > s.h.maxPending { // a client that does not read: drop its connection
+			s.detachLocked()
+		}
+		s.signal()
+	}
+	return nil
+}
+
+// abandon ends the stream without its response (the call was cancelled).
+func (s *stream) abandon() {
+	s.mu.Lock()
+	s.final = true
+	if s.gen == 0 {
+		s.done = true
+	}
+	s.signal()
+	s.mu.Unlock()
+}
+
+// cutConn closes the attached connection, keeping the stream (polling).
+func (s *stream) cutConn() {
+	s.mu.Lock()
+	s.cut = s.gen != 0
+	s.signal()
+	s.mu.Unlock()
+}
+
+// attach makes a new connection the stream's, taking over from the one
+// attached (if any), and queues for it a priming event (prime) or the
+// stored events after seq after (replay). It returns the connection's
+// generation, and 0 when the stream is done and nothing is left to send.
+func (s *stream) attach(prime, replay bool, after uint64) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending, s.cut = s.pending[:0], false
+	if prime {
+		s.pending = append(s.pending, "id: "...)
+		s.pending = appendID(s.pending, s.id, s.seq)
+		s.pending = append(s.pending, "\nretry: "...)
+		s.pending = strconv.AppendInt(s.pending, s.h.retry.Milliseconds(), 10)
+		s.pending = append(s.pending, "\ndata: \n\n"...)
+	}
+	if replay {
+		_, err := s.h.store.Replay(s.h.ctx, s.key(), after, func(ev Event) error {
+			s.pending = append(s.pending, ev.Data...)
+			return nil
+		})
+		if err != nil {
+			s.h.log.Warn("mcp: event store replay failed", "err", err)
+		}
+		if len(s.pending) == 0 && s.final {
+			s.done = true
+			return 0
+		}
+	}
+	s.lastGen++
+	s.gen = s.lastGen
+	s.signal() // the writer of an older generation notices and leaves
+	return s.gen
+}
+
+// detachLocked leaves the stream without a connection.
+func (s *stream) detachLocked() {
+	s.gen = 0
+	s.pending = s.pending[:0]
+}
+
+// serve writes the stream to the connection of generation gen (see the
+// NOTE) and returns when that connection is no longer the stream's.
+func (s *stream) serve(w *bufio.Writer, nc net.Conn, gen uint64) {
+	h := s.h
+	var sessDone <-chan struct{}
+	if s.sess != nil {
+		sessDone = s.sess.done
+		s.sess.active.Add(1)
+		defer s.sess.active.Add(-1)
+		defer s.sess.touch()
+	}
+	defer s.release()
+	tick := time.NewTicker(h.keepAlive)
+	defer tick.Stop()
+	write := func(b []byte) error {
+		if h.writeTimeout > 0 && nc != nil {
+			nc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	for {
+		s.mu.Lock()
+		if s.gen != gen {
+			s.mu.Unlock()
+			return
+		}
+		buf := s.pending
+		s.pending, s.spare = s.spare[:0], nil
+		final, cut := s.final, s.cut
+		s.mu.Unlock()
+		var err error
+		if len(buf) > 0 {
+			err = write(buf)
+		}
+		s.mu.Lock()
+		if cap(buf) <= 64<<10 {
+			s.spare = buf[:0]
+		}
+		switch {
+		case s.gen != gen:
+		case err != nil:
+			s.detachLocked()
+		case final && len(s.pending) == 0:
+			s.done = true
+			s.detachLocked()
+		case cut:
+			s.detachLocked()
+		default:
+			s.mu.Unlock()
+			select {
+			case <-s.wake:
+			case <-tick.C:
+				if err := write(keepAliveComment); err != nil {
+					s.mu.Lock()
+					if s.gen == gen {
+						s.detachLocked()
+					}
+					s.mu.Unlock()
+					return
+				}
+			case <-sessDone:
+				return
+			case <-h.done:
+				return
+			}
+			continue
+		}
+		s.mu.Unlock()
+		return
+	}
+}
+
+// release lets go of the stream's call, cancelling it when the stream
+// ended without its response (the connection was lost): a stream that
+// cannot be resumed is the call's only way to the client.
+func (s *stream) release() {
+	s.mu.Lock()
+	c, lost := s.owner, !s.done
+	s.owner = nil
+	s.mu.Unlock()
+	if c != nil {
+		if lost {
+			c.cancel()
+		}
+		c.release()
+	}
+}
+
+var keepAliveComment = []byte(": keep-alive\n\n")
+
+type streamError string
+
+func (e streamError) Error() string { return string(e) }
+
+const errStreamDone = streamError("mcp: the event stream has ended")
