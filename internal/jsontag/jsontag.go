@@ -1,5 +1,6 @@
-// Package jsontag reads `json:"..."` struct tags as encoding/json does, for
-// the encoder (internal/marshal) and the decoder (internal/unmarshal).
+// Package jsontag reads `json:"..."` struct tags and finds a struct's JSON
+// members as encoding/json does, for the encoder (internal/marshal), the
+// decoder (internal/unmarshal) and the schema generator (openrpc).
 package jsontag
 
 import (

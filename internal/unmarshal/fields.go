@@ -8,10 +8,7 @@ package unmarshal
 // order. A member behind embedded pointers gets a Decoder that walks them.
 
 import (
-	"cmp"
 	"reflect"
-	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/jetrpc/jetrpc/internal/jsontag"
@@ -39,111 +36,19 @@ func (c *compiler) structFields(t reflect.Type) ([]Field, error) {
 	return fields, nil
 }
 
+// typeFields lists the members of struct t as encoding/json finds them
+// (jsontag.Fields).
 func typeFields(t reflect.Type) []fieldInfo {
-	var current []fieldInfo
-	next := []fieldInfo{{typ: t}}
-	var count, nextCount map[reflect.Type]int
-	visited := map[reflect.Type]bool{}
-	var fields []fieldInfo
-	for len(next) > 0 {
-		current, next = next, current[:0]
-		count, nextCount = nextCount, map[reflect.Type]int{}
-		for _, f := range current {
-			if visited[f.typ] {
-				continue
-			}
-			visited[f.typ] = true
-			for i := range f.typ.NumField() {
-				fi, ok, explore := member(f.typ.Field(i), f.index)
-				switch {
-				case !ok:
-				case explore:
-					if nextCount[fi.typ]++; nextCount[fi.typ] == 1 {
-						next = append(next, fi)
-					}
-				default:
-					fields = append(fields, fi)
-					if count[f.typ] > 1 {
-						fields = append(fields, fi)
-					}
-				}
-			}
+	fs := jsontag.Fields(t)
+	infos := make([]fieldInfo, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		infos[i] = fieldInfo{
+			name: f.Name, tagged: f.Tagged, index: f.Index, typ: f.Type,
+			quoted: f.Has("string") && quotable(jsontag.ElemIfUnnamedPointer(f.Type).Kind()),
 		}
 	}
-	return dominantFields(fields)
-}
-
-// member reads struct field sf of the struct at index parent: ok is false
-// for a field encoding/json ignores, explore true for an embedded struct to
-// flatten.
-func member(sf reflect.StructField, parent []int) (fi fieldInfo, ok, explore bool) {
-	if sf.Anonymous {
-		t := sf.Type
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if !sf.IsExported() && t.Kind() != reflect.Struct {
-			return fi, false, false
-		}
-	} else if !sf.IsExported() {
-		return fi, false, false
-	}
-	tag := sf.Tag.Get("json")
-	if tag == "-" {
-		return fi, false, false
-	}
-	name, opts, _ := strings.Cut(tag, ",")
-	if !jsontag.Valid(name) {
-		name = ""
-	}
-	index := append(slices.Clone(parent), sf.Index...)
-	ft := sf.Type
-	if ft.Name() == "" && ft.Kind() == reflect.Pointer {
-		ft = ft.Elem()
-	}
-	if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
-		return fieldInfo{index: index, typ: ft}, true, true
-	}
-	fi = fieldInfo{name: name, tagged: name != "", index: index, typ: sf.Type}
-	fi.quoted = jsontag.HasOpt(opts, "string") && quotable(ft.Kind())
-	if name == "" {
-		fi.name = sf.Name
-	}
-	return fi, true, false
-}
-
-// dominantFields keeps, per name, the field encoding/json's dominantField
-// keeps, and returns them in index order.
-func dominantFields(fields []fieldInfo) []fieldInfo {
-	slices.SortFunc(fields, func(a, b fieldInfo) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(len(a.index), len(b.index)); c != 0 {
-			return c
-		}
-		if a.tagged != b.tagged {
-			if a.tagged {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.index, b.index)
-	})
-	out := fields[:0]
-	for i := 0; i < len(fields); {
-		j := i + 1
-		for j < len(fields) && fields[j].name == fields[i].name {
-			j++
-		}
-		f, g := fields[i], fields[min(i+1, j-1)]
-		if j-i == 1 || len(f.index) != len(g.index) || f.tagged != g.tagged {
-			out = append(out, f)
-		}
-		i = j
-	}
-	slices.SortFunc(out, func(a, b fieldInfo) int { return slices.Compare(a.index, b.index) })
-	return out
+	return infos
 }
 
 // embedStep is an embedded pointer on the way to a member: at off from
