@@ -53,6 +53,7 @@ type HTTPServer struct {
 	ws     connSet // open WebSocket connections (see ws.go)
 	lim    limits
 	mounts mounts        // Options.Mounts (mounts.go)
+	guard  guard         // Options.Hosts and Origins (cors.go)
 	ping   time.Duration // WebSocket keep-alive
 	health healthPaths
 	drain  time.Duration                      // Options.DrainDelay
@@ -77,6 +78,7 @@ func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s.srv.ErrorHandler = s.errorHandler
 	s.srv.ExpectHandler = s.expect
 	s.mounts = opts.mounts()
+	s.guard = opts.guard()
 	return s
 }
 
@@ -145,6 +147,10 @@ func (s *HTTPServer) isClosed() bool {
 // one's own; that server's MaxRequestBodySize bounds what fasthttp reads, and
 // Handler answers 413 to a body over Options.MaxMessage.
 func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
+	if !s.guard.admitFast(ctx) { // Host, Origin, CORS preflight (cors.go)
+		return
+	}
+	defer s.guard.finishFast(ctx)
 	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
 		h(ctx)
 		return
@@ -212,6 +218,7 @@ func (s *HTTPServer) expect(ctx *fasthttp.RequestCtx) int {
 // limit gets 413; the connection then drains what the client still sends
 // before closing, so that the client can read the 413 (see httpConn).
 func (s *HTTPServer) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	defer s.guard.finishRefused(ctx) // CORS headers for an allowed origin (cors.go)
 	if !errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		defaultErrorHandler(ctx, err)
 		return

@@ -26,7 +26,7 @@ import (
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
 	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts), health: newHealthPaths(opts, opts.health()),
-		docs: opts.documents(), mounts: opts.mounts()}
+		docs: opts.documents(), mounts: opts.mounts(), guard: opts.guard()}
 }
 
 // stdHandler is the net/http adapter.
@@ -37,6 +37,7 @@ type stdHandler struct {
 	health  healthPaths
 	docs    documents // Options.Documents (documents.go)
 	mounts  mounts    // Options.Mounts (mounts.go)
+	guard   guard     // Options.Hosts and Origins (cors.go)
 	in, out pool.Buffers
 }
 
@@ -52,6 +53,9 @@ func wantsEventStream(h http.Header) bool {
 }
 
 func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.guard.admitStd(w, r) { // Host, Origin, CORS (cors.go)
+		return
+	}
 	var ok bool
 	if r.Method != http.MethodPost {
 		h.serveNotPost(w, r)

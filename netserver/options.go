@@ -121,6 +121,12 @@ type Options struct {
 	// jetrpc serve --ui mounts the web console (package ui) at /ui/. A POST
 	// to these paths is a JSON-RPC call.
 	Mounts map[string]http.Handler
+	// Hosts is the Host header check of the HTTP servers, against DNS
+	// rebinding (see HostPolicy): a Host it refuses gets 403 "invalid host
+	// specified" before anything is served. Nil: no check. An allowed
+	// browser Origin (Origins) also gets CORS headers on every response,
+	// and its preflights (OPTIONS) 204; see cors.go.
+	Hosts *HostPolicy
 
 	// Observer sees the connections opened and closed, by transport, and
 	// the ones refused or dropped (default none; see Observer, and package
