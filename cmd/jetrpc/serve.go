@@ -46,6 +46,9 @@ type serveConfig struct {
 	browser    browserFlags // serve_browser.go
 
 	docs map[string]func() ([]byte, error) // GET endpoints of --http (discover.go)
+
+	acp acpFlags // acp.go
+	ipc ipcFlags // ipc.go
 }
 
 // limitFlags are the flags of the limits beyond the original ones. A
@@ -180,6 +183,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.ops.define(fs)
+	cfg.acp.define(fs)
+	cfg.ipc.define(fs)
 	cfg.mcp.define(fs)
 	cfg.sec.define(fs)
 	cfg.browser.define(fs)
@@ -219,6 +224,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if cfg.stdio { // listeners only when asked for explicitly
 		cfg.tcp, cfg.http = keepIf(given["tcp"], cfg.tcp), keepIf(given["http"], cfg.http)
+	}
+	if err := cfg.acp.check(given, cfg.stdio); err != nil {
+		return err
 	}
 	if err := checkAddr("tcp", cfg.tcp); err != nil {
 		return err
@@ -266,6 +274,9 @@ type server struct {
 	raw     *netserver.Server     // TCP and stdio; nil if neither
 	http    *netserver.HTTPServer // nil without --http
 	admin   *http.Server          // nil without --admin
+	acp     *netserver.Server     // stdin/stdout with --acp (acp.go)
+	acpE    *dispatch.Engine      // its engine
+	ipc     *ipcServe             // nil without --ipc (ipc.go)
 	mcp     *mcpServe             // nil without --mcp (mcp.go)
 	obs     *observability
 	health  *netserver.Health // /readyz of the HTTP and admin listeners
@@ -286,6 +297,11 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, opts)
 	}
+	if cfg.acp.on {
+		s.acp, s.acpE = newACP(cfg, log, dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers,
+			Logger: log, Observer: obs.observer()}, opts)
+	}
+	s.ipc = newIPC(e, cfg, opts)
 	if cfg.http != "" {
 		s.http = netserver.NewHTTP(e, opts)
 	}
@@ -316,6 +332,10 @@ func (s *server) listen(ctx context.Context, cfg *serveConfig, stderr io.Writer)
 		*l.ln = ln
 		fmt.Fprintf(stderr, "listening %s %s\n", l.name, ln.Addr())
 	}
+	if err := s.ipc.listen(stderr); err != nil {
+		s.closeListeners()
+		return err
+	}
 	return nil
 }
 
@@ -330,11 +350,18 @@ func (s *server) closeListeners() {
 // run serves until ctx is cancelled (exit 0), stdin ends with --stdio (exit
 // 0) or a server fails (exit 1), then shuts down.
 func (s *server) run(ctx context.Context, stdin io.Reader, stdout io.Writer) int {
-	done := make(chan error, 4) // one per serving goroutine
+	done := make(chan error, 5) // one per serving goroutine
 	n := 0
 	start := func(serve func() error) {
 		n++
 		go func() { done <- serve() }()
+	}
+	if s.acp != nil { // --acp: stdin/stdout serve the ACP agent
+		start(func() error { return s.acp.ServeStdio(interruptible(stdin), stdout) })
+		s.stdio = false
+	}
+	if s.ipc != nil {
+		start(s.ipc.serve)
 	}
 	if s.tcpLn != nil {
 		start(func() error { return s.raw.Serve(s.tcpLn) })
@@ -402,6 +429,12 @@ func (s *server) shutdown() {
 	}
 	if s.raw != nil {
 		stop("tcp/stdio", s.raw.Shutdown)
+	}
+	if s.acp != nil {
+		stop("acp", s.acp.Shutdown)
+	}
+	if s.ipc != nil {
+		stop("ipc", s.ipc.shutdown)
 	}
 	if s.http != nil {
 		stop("http", s.http.Shutdown)
