@@ -63,15 +63,26 @@ var (
 type guard struct {
 	hosts   *HostPolicy   // nil: no Host check
 	origins *OriginPolicy // nil: the request's own host only (OriginPolicy)
+	obs     Observer      // sees ConnHostRefused and ConnOriginRefused
 }
 
-func (o *Options) guard() guard { return guard{hosts: o.or().Hosts, origins: o.or().Origins} }
+func (o *Options) guard() guard {
+	return guard{hosts: o.or().Hosts, origins: o.or().Origins, obs: o.observer()}
+}
+
+// refused reports a refusal to the observer.
+func (g *guard) refused(ev ConnEvent) {
+	if g.obs != nil {
+		g.obs.ObserveConn(HTTP, ev)
+	}
+}
 
 // admitFast checks a fasthttp request before it is served; false means it
 // has been answered (refused, or a preflight). After a true, the caller
 // runs finishFast once the response is ready.
 func (g *guard) admitFast(ctx *fasthttp.RequestCtx) bool {
 	if g.hosts != nil && !g.hosts.Allow(bytesconv.B2S(ctx.Host())) {
+		g.refused(ConnHostRefused)
 		ctx.Error(hostRefused, fasthttp.StatusForbidden)
 		return false
 	}
@@ -80,6 +91,7 @@ func (g *guard) admitFast(ctx *fasthttp.RequestCtx) bool {
 		return true
 	}
 	if !g.origins.Allow(bytesconv.B2S(origin), bytesconv.B2S(ctx.Host())) {
+		g.refused(ConnOriginRefused)
 		ctx.Error(originRefused, fasthttp.StatusForbidden)
 		return false
 	}
@@ -123,6 +135,7 @@ func setCORS(h *fasthttp.ResponseHeader, origin []byte) {
 // origin are set at once: net/http's errors keep them.
 func (g *guard) admitStd(w http.ResponseWriter, r *http.Request) bool {
 	if g.hosts != nil && !g.hosts.Allow(r.Host) {
+		g.refused(ConnHostRefused)
 		http.Error(w, hostRefused, http.StatusForbidden)
 		return false
 	}
@@ -131,6 +144,7 @@ func (g *guard) admitStd(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if !g.origins.Allow(origin, r.Host) {
+		g.refused(ConnOriginRefused)
 		http.Error(w, originRefused, http.StatusForbidden)
 		return false
 	}

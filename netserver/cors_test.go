@@ -78,7 +78,17 @@ func TestCORS(t *testing.T) {
 	}
 	hosts, _ := netserver.ParseHostPolicy("rpc.example")
 	docs := map[string]func() ([]byte, error){"/openrpc.json": func() ([]byte, error) { return []byte(`{}`), nil }}
-	bases, runs := corsServers(t, &netserver.Options{Origins: origins, Hosts: hosts, Documents: docs, MaxMessage: 100})
+	var refusedHost, refusedOrigin atomic.Int64
+	obs := netserver.ObserverFunc(func(tr netserver.Transport, ev netserver.ConnEvent) {
+		switch ev {
+		case netserver.ConnHostRefused:
+			refusedHost.Add(1)
+		case netserver.ConnOriginRefused:
+			refusedOrigin.Add(1)
+		}
+	})
+	bases, runs := corsServers(t, &netserver.Options{Origins: origins, Hosts: hosts, Documents: docs, MaxMessage: 100,
+		Observer: obs})
 	for _, base := range bases {
 		allowed := map[string]string{"Origin": "http://app.example"}
 		f := func(c corsCase, status int, cors bool) {
@@ -167,6 +177,10 @@ func TestCORS(t *testing.T) {
 		if n := runs.Load() - before; n != 5 {
 			t.Errorf("host checks: %d runs, want 5", n)
 		}
+	}
+	// Each server: 3 Hosts and 6 origins refused.
+	if h, o := refusedHost.Load(), refusedOrigin.Load(); h != 6 || o != 12 {
+		t.Errorf("observed %d Host and %d Origin refusals, want 6 and 12", h, o)
 	}
 }
 

@@ -95,13 +95,16 @@ const (
 	// ConnRateLimited: a message over its client's RateLimit was refused
 	// (-32005 for its calls, or 429), once per message.
 	ConnRateLimited
+	// ConnHostRefused: an HTTP request's Host was refused (403, see
+	// Options.Hosts).
+	ConnHostRefused
 	// NumConnEvents is the number of events, for arrays indexed by
 	// ConnEvent.
 	NumConnEvents
 )
 
 var connEventNames = [NumConnEvents]string{"opened", "closed", "max_conns", "too_large", "write_timeout",
-	"max_conns_per_ip", "unauthorized", "origin_refused", "rate_limited"}
+	"max_conns_per_ip", "unauthorized", "origin_refused", "rate_limited", "host_refused"}
 
 // String returns the event's name in snake_case.
 func (ev ConnEvent) String() string {
