@@ -73,6 +73,10 @@ func (s *Server) putCall(c *call) {
 	if c.stop != nil {
 		c.stop()
 	}
+	select { // a signal no one took (the stream started, then the response came)
+	case <-c.http.sig:
+	default:
+	}
 	scratch, tokbuf, id := c.scratch[:0], c.tokbuf[:0], c.id[:0]
 	if cap(scratch) > 64<<10 {
 		scratch = nil

@@ -413,10 +413,14 @@ func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Mes
 	if !h.workers.Submit(c) {
 		go c.Run()
 	}
-	<-c.http.sig
-	c.mu.Lock()
-	mode, st := c.http.mode, c.http.st
-	c.mu.Unlock()
+	var mode uint8
+	var st *stream
+	for mode == modeUndecided {
+		<-c.http.sig
+		c.mu.Lock()
+		mode, st = c.http.mode, c.http.st
+		c.mu.Unlock()
+	}
 	switch mode {
 	case modeJSON:
 		out := append(ctx.Response.SwapBody(nil)[:0], c.http.out...)

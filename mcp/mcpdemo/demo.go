@@ -29,7 +29,7 @@ type AddOut struct {
 // CountdownIn is countdown's input.
 type CountdownIn struct {
 	N          int `json:"n" description:"how many progress notifications to send (0 to 10000)"`
-	IntervalMs int `json:"intervalMs,omitempty" description:"milliseconds between two notifications (0 to 10000; default 0)"`
+	IntervalMs int `json:"intervalMs,omitempty" description:"milliseconds to wait after each notification (0 to 10000; default 0)"`
 	CutAfter   int `json:"cutAfter,omitempty" description:"for tests of resumption: after that many notifications the server closes the event stream's connection once, and the client resumes it with Last-Event-ID (2025-11-25 sessions)"`
 }
 
@@ -71,7 +71,7 @@ func Countdown(ctx context.Context, in CountdownIn) (*mcp.Result, error) {
 		if i == in.CutAfter {
 			mcp.CloseSSEStream(ctx)
 		}
-		if in.IntervalMs > 0 && i < in.N {
+		if in.IntervalMs > 0 { // after the last one too: the result comes an interval after it
 			d := time.Duration(in.IntervalMs) * time.Millisecond
 			if t == nil {
 				t = time.NewTimer(d)
