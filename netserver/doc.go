@@ -111,6 +111,17 @@
 // close frame and closes the connection. HTTPServer.Shutdown waits for
 // WebSocket connections like for HTTP requests.
 //
+// # TLS
+//
+// Options.TLS serves TLS (1.2 at least) on the TCP connections of a Server
+// and on those of an HTTPServer: HTTPS, and WebSocket and SSE over it. The
+// handshake runs on the connection's own goroutine, bounded by ReadTimeout,
+// so a slow or silent client holds up no other; a client that fails it is
+// closed after the alert that says why. Handlers find the connection's TLS
+// state, the client's verified certificate included, with TLSState. Package
+// tlsconfig builds a configuration from PEM files that reads them again on
+// demand or when they change, without dropping open connections.
+//
 // # Health, drain and shared ports
 //
 // The HTTP servers answer GET and HEAD of /healthz (alive: 200) and /readyz

@@ -8,6 +8,8 @@ package compare
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -40,6 +42,8 @@ type Config struct {
 	// Reconnect dials a TCP or WebSocket connection again when the
 	// server closes it (see load.Config.Reconnect).
 	Reconnect bool
+	// TLS, with a Target only, dials it over TLS (see load.Config.TLS).
+	TLS *tls.Config
 }
 
 // server is one server under load; inProcess servers also get their CPU
@@ -60,6 +64,9 @@ type sample struct {
 // Run starts the servers, measures them and stops them. Progress, when not
 // nil, gets a live progress line, rewritten in place (for a terminal).
 func Run(ctx context.Context, cfg *Config, progress io.Writer) (*Report, error) {
+	if cfg.TLS != nil && cfg.Target == "" {
+		return nil, errors.New("compare: TLS needs a Target (the in-process servers are plain)")
+	}
 	servers, stop, err := startServers(cfg)
 	if err != nil {
 		return nil, err
@@ -108,7 +115,7 @@ func runOnce(ctx context.Context, cfg *Config, s server, d time.Duration, sum *s
 	var done atomic.Int64
 	lc := load.Config{Addr: s.addr, Transport: cfg.Transport, Framing: cfg.Framing, Conns: cfg.Conns,
 		Pipeline: cfg.Pipeline, Duration: d, Requests: cfg.Requests, Timeout: cfg.Timeout, Progress: &done,
-		Reconnect: cfg.Reconnect}
+		Reconnect: cfg.Reconnect, TLS: cfg.TLS}
 	stopProgress := showProgress(progress, s.name+" "+label, &done)
 	runtime.GC() // the previous run's garbage is not this one's
 	before := readUsage()

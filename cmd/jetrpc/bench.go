@@ -92,6 +92,10 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.BoolVar(&warmup, "warmup", true, "run a short unmeasured warm-up against each server first")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
 	fs.StringVar(&cfg.svg, "svg", "", "also write a bar chart of req/s to `FILE`")
+	var tlsOn bool
+	var tlsFlags tlsClientFlags
+	fs.BoolVar(&tlsOn, "tls", false, "dial --target over TLS (TCP, HTTPS, WSS; on with any --tls-* flag)")
+	tlsFlags.define(fs, true)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: jetrpc bench [flags]\n\nWith no flags: jetrpc and the encoding/json baseline, in this process on loopback, alternating.\n\n")
 		fs.PrintDefaults()
@@ -108,6 +112,21 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 		return fail("unexpected arguments %q", fs.Args())
 	}
 	c.NoWarmup = !warmup
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	tlsOn = tlsOn || strings.HasPrefix(c.Target, "wss://")
+	if name := tlsFlags.set(given); tlsOn || name != "" {
+		if name == "" {
+			name = "--tls"
+		}
+		if c.Target == "" {
+			return fail("%s: needs --target (the in-process servers are plain)", name)
+		}
+		var err error
+		if c.TLS, err = tlsFlags.config(); err != nil {
+			return fail("%v", err)
+		}
+	}
 	if c.Reconnect && c.Transport == load.HTTP {
 		return fail("--reconnect: for tcp and ws (an HTTP client reconnects by itself)")
 	}

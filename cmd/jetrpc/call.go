@@ -11,6 +11,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -27,6 +28,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/valyala/fasthttp"
 )
 
 const callUsage = `Usage: jetrpc call [flags] METHOD [PARAMS]
@@ -46,11 +48,13 @@ Exit status: 0 a result (or the notification sent), 1 an error response or a
 transport failure, 2 a usage error.
 
 Flags (at most one of --tcp, --http and --ws):
-  --tcp ADDR       raw TCP server (default 127.0.0.1:7070, where "jetrpc serve" listens)
+  --tcp ADDR       raw TCP server (default 127.0.0.1:7070, where "jetrpc serve" listens);
+                   tls://ADDR for TLS
                      jetrpc call --tcp 127.0.0.1:7070 subtract '[42,23]'
-  --http URL       POST to an HTTP server; a bare host:port means http://host:port/
+  --http URL       POST to an HTTP server; a bare host:port means http://host:port/;
+                   https:// for TLS
                      jetrpc call --http http://127.0.0.1:8080/ get_data
-  --ws URL         WebSocket; a bare host:port means ws://host:port/ws
+  --ws URL         WebSocket; a bare host:port means ws://host:port/ws; wss:// for TLS
                      jetrpc call --ws ws://127.0.0.1:8080/ws subscribe '[3]'
   --framing KIND   TCP framing: ndjson (default), header or len32
                      jetrpc call --framing len32 sum '[1,2,3]'
@@ -61,6 +65,14 @@ Flags (at most one of --tcp, --http and --ws):
   --listen D       TCP and WebSocket: after the answer, keep the connection open
                    for D and go on printing what the server sends (default 0)
                      jetrpc call --listen 5s subscribe '[3]'
+
+TLS (with tls://, https:// or wss://; the server's certificate is checked
+against the system's roots and the host dialled):
+  --tls-ca FILE    trust the CA certificates in FILE (PEM) instead
+                     jetrpc call --tcp tls://127.0.0.1:7070 --tls-ca ca.pem sum '[1,2]'
+  --tls-cert FILE  present the client certificate in FILE (PEM), whose key
+  --tls-key FILE   is in this one (servers that require client certificates)
+  --tls-insecure   do not check the server's certificate (tests only)
 
 Messages the server sends on its own (notifications, calls) during the call
 or the --listen time are printed to stderr, one line each: "<- " and the
@@ -81,7 +93,8 @@ type callConfig struct {
 	timeout time.Duration
 	listen  time.Duration
 	method  string
-	params  []byte // a JSON array or object; nil: left out
+	params  []byte      // a JSON array or object; nil: left out
+	tls     *tls.Config // nil: plain (tls.go)
 }
 
 // usageError is a problem with the command line: exit 2.
@@ -130,6 +143,8 @@ func parseCall(args []string, stdin io.Reader, stderr io.Writer) (*callConfig, e
 	fs.BoolVar(&cfg.notify, "notify", false, "")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "")
 	fs.DurationVar(&cfg.listen, "listen", 0, "")
+	var tlsFlags tlsClientFlags
+	tlsFlags.define(fs, false)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -139,6 +154,9 @@ func parseCall(args []string, stdin io.Reader, stderr io.Writer) (*callConfig, e
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if err := cfg.setTarget(given, tcp, httpURL, wsURL); err != nil {
+		return nil, err
+	}
+	if err := cfg.setTLS(given, &tlsFlags); err != nil {
 		return nil, err
 	}
 	if err := cfg.checkFlags(given["framing"], framing); err != nil {
@@ -169,7 +187,7 @@ func (cfg *callConfig) setTarget(given map[string]bool, tcp, httpURL, wsURL stri
 		cfg.addr, err = targetURL("ws", wsURL, "/ws")
 	default:
 		cfg.target, cfg.addr = "tcp", tcp
-		if err = checkAddr("tcp", tcp); err != nil {
+		if err = checkAddr("tcp", strings.TrimPrefix(tcp, tlsScheme)); err != nil {
 			err = &usageError{err.Error()}
 		}
 	}
@@ -295,7 +313,7 @@ func (cfg *callConfig) run(ctx context.Context, stdout, stderr io.Writer) int {
 	// One request: an idle HTTP connection need not be kept for long (the
 	// idle timeout also paces fasthttp's cleaner goroutine, which outlives
 	// Close by up to that long).
-	opts := &client.Options{Framing: cfg.framing, Handler: in, Logger: log, IdleTimeout: time.Second}
+	opts := &client.Options{Framing: cfg.framing, Handler: in, Logger: log, IdleTimeout: time.Second, TLS: cfg.tls}
 	c, err := cfg.dial(cctx, opts)
 	if err != nil {
 		cfg.report(stderr, cfg.addr, err)
@@ -364,6 +382,9 @@ func (cfg *callConfig) report(stderr io.Writer, what string, err error) {
 		b = fmt.Appendf(b, "%s: timed out after %v (--timeout)", what, cfg.timeout)
 	case errors.Is(err, context.Canceled):
 		b = fmt.Appendf(b, "%s: interrupted", what)
+	case cfg.tls != nil && cfg.target == "http" && errors.Is(err, fasthttp.ErrConnectionClosed):
+		b = fmt.Appendf(b, "%s: %s: the server closed the connection without an answer "+
+			"(one that requires a client certificate does so: give --tls-cert and --tls-key)", what, cfg.addr)
 	case errors.As(err, &httpErr):
 		b = fmt.Appendf(b, "%s: %s: HTTP status %d", what, cfg.addr, httpErr.StatusCode)
 		if body := bytes.TrimSpace(httpErr.Body); len(body) > 0 {

@@ -42,8 +42,9 @@ type serveConfig struct {
 	sec        securityFlags // security.go
 	limits     limitFlags
 	ops        opsFlags
-	mcp        mcpFlags     // mcp.go
-	browser    browserFlags // serve_browser.go
+	tls        tlsServeFlags // tls.go
+	mcp        mcpFlags      // mcp.go
+	browser    browserFlags  // serve_browser.go
 
 	docs map[string]func() ([]byte, error) // GET endpoints of --http (discover.go)
 
@@ -159,6 +160,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return 1
 	}
 	s := newServer(e, cfg, log, obs)
+	defer cfg.tls.watch(log)() // SIGHUP reloads the certificate
 	if err := s.listen(ctx, cfg, stderr); err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
 		return 1
@@ -183,6 +185,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.ops.define(fs)
+	cfg.tls.define(fs)
 	cfg.acp.define(fs)
 	cfg.ipc.define(fs)
 	cfg.mcp.define(fs)
@@ -232,6 +235,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 		return err
 	}
 	if err := checkAddr("http", cfg.http); err != nil {
+		return err
+	}
+	if err := cfg.tls.check(cfg.tcp != "" || cfg.http != ""); err != nil {
 		return err
 	}
 	if err := cfg.mcp.check(cfg.http, cfg.stdio); err != nil {
@@ -295,7 +301,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	cfg.sec.apply(opts)
 	s.mcp = newMCP(cfg, log, opts)
 	if cfg.tcp != "" || cfg.stdio {
-		s.raw = netserver.New(e, opts)
+		s.raw = netserver.New(e, cfg.tls.options(opts))
 	}
 	if cfg.acp.on {
 		s.acp, s.acpE = newACP(cfg, log, dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers,
@@ -303,7 +309,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	}
 	s.ipc = newIPC(e, cfg, opts)
 	if cfg.http != "" {
-		s.http = netserver.NewHTTP(e, opts)
+		s.http = netserver.NewHTTP(e, cfg.tls.options(opts))
 	}
 	if cfg.ops.admin != "" {
 		s.admin = newAdmin(s.health, obs.reg, log)
