@@ -380,6 +380,11 @@ func (s *HTTPServer) authenticateFast(ctx *fasthttp.RequestCtx, hc *httpConn, st
 		Header: fastHeader{&ctx.Request.Header}, Token: token}
 	id, err := s.lim.sec.authn.Authenticate(&r)
 	if err != nil || id == nil {
+		if s.lim.sec.failureLimited(remote, now) {
+			s.lim.observe(HTTP, ConnRateLimited)
+			tooMany(ctx, 1)
+			return nil, false
+		}
 		s.lim.observe(HTTP, ConnUnauthorized)
 		unauthorized(ctx, len(token) > 0, err)
 		return nil, false
@@ -488,6 +493,21 @@ func (s *HTTPServer) identityContext(ctx *fasthttp.RequestCtx) context.Context {
 	return c
 }
 
+// failureLimited charges a refused authentication to the bucket of the
+// client's address and reports whether that bucket was empty: with a rate
+// limit, a client guessing credentials gets 429 once it has used its rate
+// on failures, as a flood of calls does.
+func (s *sec) failureLimited(remote net.Addr, now time.Time) bool {
+	cs := s.clients
+	if !cs.limited() {
+		return false
+	}
+	b := cs.get(clientKey{ip: ipOf(remote)}, now)
+	ok := b.allow(now, 1)
+	cs.put(b)
+	return !ok
+}
+
 // withIdentity returns parent carrying id, or parent for nil.
 func withIdentity(parent context.Context, id *auth.Identity) context.Context {
 	if id == nil {
@@ -525,6 +545,12 @@ func (h *stdHandler) admit(w http.ResponseWriter, r *http.Request, body []byte) 
 			Header: stdHeader(r.Header), Token: token}
 		var err error
 		if id, err = sc.authn.Authenticate(&req); err != nil || id == nil {
+			if sc.failureLimited(stdAddr(r.RemoteAddr), time.Now()) {
+				h.lim.observe(HTTP, ConnRateLimited)
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "rate limit exceeded", http.StatusTooManyRequests)
+				return r, false
+			}
 			h.lim.observe(HTTP, ConnUnauthorized)
 			if err == nil {
 				err = auth.ErrNoCredentials

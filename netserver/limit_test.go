@@ -247,3 +247,23 @@ func TestMaxConnsPerIP(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitAuthFailures: refused credentials are charged to the
+// address's bucket, so guessing turns into 429s; a good credential from
+// the same address still gets its identity's own bucket.
+func TestRateLimitAuthFailures(t *testing.T) {
+	for _, std := range []bool{false, true} {
+		url := startHTTPAuth(t, std, rateOptions(t), authSetup(t)...)
+		statuses := map[int]int{}
+		for range 20 {
+			resp, _ := httpDo(t, url, wsSubtract, "Authorization", "Bearer guess-0123456789abcdef")
+			statuses[resp.StatusCode]++
+		}
+		if statuses[http.StatusUnauthorized] < 1 || statuses[http.StatusTooManyRequests] < 10 {
+			t.Errorf("std %v: statuses %v, want 401s then mostly 429", std, statuses)
+		}
+		if resp, body := httpDo(t, url, wsSubtract, "Authorization", "Bearer "+bobToken); resp.StatusCode != 200 {
+			t.Errorf("std %v: bob got %d %s", std, resp.StatusCode, body)
+		}
+	}
+}
