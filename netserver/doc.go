@@ -75,11 +75,19 @@
 //
 // # WebSocket
 //
-// A GET /ws carrying the upgrade headers is upgraded; any origin is accepted
-// (the endpoint has no cookies or ambient authority of its own to protect;
-// put a proxy or a handler of your own in front to restrict origins). A GET
-// /ws without them gets 405 like every non-POST request. HTTPHandler (the
+// A GET /ws carrying the upgrade headers is upgraded once its Origin
+// passes Options.Origins (no Origin, the server's own host, or a listed
+// origin; else 403) and, with Options.Auth, its credential (else 401); the
+// connection keeps the identity of its upgrade. A GET /ws without the
+// upgrade headers gets 405 like every non-POST request. HTTPHandler (the
 // net/http adapter) does not serve WebSocket: it answers 405 to GET /ws too.
+//
+// # Authentication and per-client limits
+//
+// Options.Auth, Origins, RateLimit and MaxConnsPerIP: see auth.go for where
+// each transport takes the identity from (the request's headers over HTTP,
+// the upgrade for WebSocket, the TLS client certificate or the first call,
+// AuthMethod, on TCP and stdio) and limit.go for the buckets.
 //
 // Messages: a text or binary message is one JSON-RPC message or batch;
 // every response, notification and call to the client is one text message.
