@@ -90,4 +90,3 @@ func TestAuthMTLS(t *testing.T) {
 		}
 	})
 }
-
