@@ -78,7 +78,7 @@ function jetrpc(args, kinds) {
 // browser launches headless Chromium the way this machine allows: no
 // sandbox (root), no GPU, no background networking (the network is
 // closed), a fresh profile.
-async function browser() {
+async function browser({ args = [] } = {}) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package (.ci/run does) or set CHROMIUM`);
   }
@@ -86,7 +86,7 @@ async function browser() {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-default-apps'],
+      '--disable-component-update', '--disable-sync', '--disable-default-apps', ...args],
   });
 }
 
