@@ -13,8 +13,7 @@ import (
 )
 
 // direct serves one request through the handler without a network.
-func direct(t *testing.T, h *mcp.HTTPHandler, sid, body string) *fasthttp.Response {
-	t.Helper()
+func direct(t testing.TB, h *mcp.HTTPHandler, sid, body string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.Header.Set("Accept", "application/json, text/event-stream")

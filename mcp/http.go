@@ -354,8 +354,7 @@ func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 		return false
 	}
-	sess.active.Add(1)
-	sess.touch()
+	sess.active.Add(1) // busy until finishRequest, which touches it: it cannot expire meanwhile
 	c.sess, c.parent = sess, sess.conn.Context()
 	c.version = sess.versionOr(Version20250326)
 	return h.ready(c)

@@ -1,0 +1,48 @@
+package mcp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/valyala/fasthttp"
+)
+
+// BenchmarkHTTPHandler: one request through the endpoint's handler, no
+// network (what the endpoint itself costs; the server-level comparison
+// with other SDKs is bench/'s).
+func BenchmarkHTTPHandler(b *testing.B) {
+	s := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	if err := mcpdemo.Register(s); err != nil {
+		b.Fatal(err)
+	}
+	h := mcp.NewHTTP(s, nil)
+	defer h.Shutdown(context.Background())
+	sid := string(direct(nil, h, "", initBody).Header.Peek("Mcp-Session-Id"))
+	for _, c := range []struct{ name, body string }{
+		{"echo", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`},
+		{"add", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`},
+		{"ping", `{"jsonrpc":"2.0","id":5,"method":"ping"}`},
+		{"countdown0", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"countdown","arguments":{"n":0}}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var req fasthttp.Request
+			req.Header.SetMethod("POST")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.SetContentType("application/json")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.SetBodyString(c.body)
+			var ctx fasthttp.RequestCtx
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				ctx.Init(&req, nil, nil)
+				h.ServeFastHTTP(&ctx)
+				if ctx.Response.StatusCode() != 200 {
+					b.Fatal(ctx.Response.StatusCode(), string(ctx.Response.Body()))
+				}
+			}
+		})
+	}
+}
