@@ -579,3 +579,25 @@ func (h *stdHandler) admit(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 	return r, true
 }
+
+// admitRoute admits a request to one of Options.Routes (an MCP endpoint):
+// a POST's body is JSON-RPC, whose calls count for the rate limit.
+func (s *HTTPServer) admitRoute(ctx *fasthttp.RequestCtx) bool {
+	if ctx.IsPost() {
+		return s.admitPost(ctx, ctx.PostBody())
+	}
+	return s.admitGet(ctx)
+}
+
+// RequestIdentity returns the identity Options.Auth gave a request that
+// HTTPServer admitted (nil without one), for the handlers of
+// Options.Routes, which run outside the engine's contexts.
+func RequestIdentity(ctx *fasthttp.RequestCtx) *auth.Identity {
+	if hc, ok := httpConnOf(ctx.Conn()); ok {
+		return hc.auth.id
+	}
+	if c, _ := ctx.UserValue(identityUserKey).(context.Context); c != nil {
+		return auth.IdentityOf(c)
+	}
+	return nil
+}

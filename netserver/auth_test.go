@@ -25,6 +25,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/valyala/fasthttp"
 )
 
 const (
@@ -392,5 +393,27 @@ func TestAuthDocuments(t *testing.T) {
 		if resp, _ := httpDo(t, url+"/healthz", ""); resp.StatusCode != 200 {
 			t.Errorf("std %v: GET /healthz: %d", std, resp.StatusCode)
 		}
+	}
+}
+
+// TestAuthRoutes: a route of its own (an MCP endpoint) needs the
+// credential too, and its handler learns the identity.
+func TestAuthRoutes(t *testing.T) {
+	routes := map[string]fasthttp.RequestHandler{"/mcp": func(ctx *fasthttp.RequestCtx) {
+		name := "none"
+		if id := RequestIdentity(ctx); id != nil {
+			name = id.Name
+		}
+		ctx.SetBodyString(name)
+	}}
+	url := startHTTPAuth(t, false, &Options{Auth: testAuth(t), Routes: routes})
+	if resp, body := httpDo(t, url+"/mcp", wsSubtract); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("POST /mcp without a token: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := httpDo(t, url+"/mcp", ""); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /mcp without a token: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := httpDo(t, url+"/mcp", wsSubtract, "Authorization", "Bearer "+aliceToken); resp.StatusCode != 200 || body != "alice" {
+		t.Errorf("POST /mcp: %d %s", resp.StatusCode, body)
 	}
 }

@@ -147,12 +147,15 @@ func (s *HTTPServer) isClosed() bool {
 // one's own; that server's MaxRequestBodySize bounds what fasthttp reads, and
 // Handler answers 413 to a body over Options.MaxMessage.
 func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
-	if !s.guard.admitFast(ctx) { // Host, Origin, CORS preflight (cors.go)
+	origin, ok := s.guard.admitFast(ctx) // Host, Origin, CORS preflight (cors.go)
+	if !ok {
 		return
 	}
-	defer s.guard.finishFast(ctx)
+	defer s.guard.finishFast(ctx, origin)
 	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
-		h(ctx)
+		if s.admitRoute(ctx) { // Auth, RateLimit (auth.go)
+			h(ctx)
+		}
 		return
 	}
 	if !ctx.IsPost() {
