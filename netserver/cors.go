@@ -24,7 +24,8 @@ package netserver
 // in Authorization, which needs no credentials mode, and cookies are not
 // how jetrpc authenticates. On fasthttp the headers go on after the
 // handler (ctx.Error resets them), from the request's own Origin bytes:
-// nothing is allocated.
+// nothing is allocated, and the header names, canonical already, are not
+// normalised again (SetCanonical).
 
 import (
 	"net/http"
@@ -77,40 +78,40 @@ func (g *guard) refused(ev ConnEvent) {
 	}
 }
 
-// admitFast checks a fasthttp request before it is served; false means it
-// has been answered (refused, or a preflight). After a true, the caller
-// runs finishFast once the response is ready.
-func (g *guard) admitFast(ctx *fasthttp.RequestCtx) bool {
+// admitFast checks a fasthttp request before it is served; ok false means
+// it has been answered (refused, or a preflight). After ok, the caller
+// runs finishFast with origin once the response is ready.
+func (g *guard) admitFast(ctx *fasthttp.RequestCtx) (origin []byte, ok bool) {
 	if g.hosts != nil && !g.hosts.Allow(bytesconv.B2S(ctx.Host())) {
 		g.refused(ConnHostRefused)
 		ctx.Error(hostRefused, fasthttp.StatusForbidden)
-		return false
+		return nil, false
 	}
-	origin := ctx.Request.Header.PeekBytes(hdrOrigin)
+	origin = ctx.Request.Header.PeekBytes(hdrOrigin)
 	if len(origin) == 0 {
-		return true
+		return nil, true
 	}
 	if !g.origins.Allow(bytesconv.B2S(origin), bytesconv.B2S(ctx.Host())) {
 		g.refused(ConnOriginRefused)
 		ctx.Error(originRefused, fasthttp.StatusForbidden)
-		return false
+		return nil, false
 	}
 	if ctx.IsOptions() && len(ctx.Request.Header.PeekBytes(hdrACRMethod)) > 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 		h := &ctx.Response.Header
 		setCORS(h, origin)
-		h.SetBytesKV(hdrACAMethods, valAllowMethods)
-		h.SetBytesKV(hdrACAHeaders, valAllowHeaders)
-		h.SetBytesKV(hdrACMaxAge, valMaxAge)
-		return false
+		h.SetCanonical(hdrACAMethods, valAllowMethods)
+		h.SetCanonical(hdrACAHeaders, valAllowHeaders)
+		h.SetCanonical(hdrACMaxAge, valMaxAge)
+		return nil, false
 	}
-	return true
+	return origin, true
 }
 
 // finishFast puts the CORS headers on the response of a request admitFast
-// let through, if it came with an Origin.
-func (g *guard) finishFast(ctx *fasthttp.RequestCtx) {
-	if origin := ctx.Request.Header.PeekBytes(hdrOrigin); len(origin) > 0 {
+// let through with an Origin (the request's bytes, valid until it ends).
+func (g *guard) finishFast(ctx *fasthttp.RequestCtx, origin []byte) {
+	if len(origin) > 0 {
 		setCORS(&ctx.Response.Header, origin)
 	}
 }
@@ -126,9 +127,9 @@ func (g *guard) finishRefused(ctx *fasthttp.RequestCtx) {
 }
 
 func setCORS(h *fasthttp.ResponseHeader, origin []byte) {
-	h.SetBytesKV(hdrACAOrigin, origin)
-	h.SetBytesKV(hdrVary, valOrigin)
-	h.SetBytesKV(hdrACEHeaders, valExposeHeaders)
+	h.SetCanonical(hdrACAOrigin, origin)
+	h.SetCanonical(hdrVary, valOrigin)
+	h.SetCanonical(hdrACEHeaders, valExposeHeaders)
 }
 
 // admitStd is admitFast for net/http. The CORS headers of an allowed
