@@ -121,6 +121,9 @@ type core struct {
 	stopping atomic.Bool  // Shutdown asked to stop reading; set under mu
 	inflight atomic.Int32 // tasks submitted or queued, not yet done
 	pending  atomic.Int64 // bytes in out or being written, and of tasks' messages
+
+	// wdl is the write deadline set (writeChunks); the flusher's.
+	wdl time.Time
 }
 
 // init readies c for a new connection over t, of transport via, whose

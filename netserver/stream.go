@@ -195,6 +195,8 @@ func (c *conn) appendError(dst []byte, code encode.Code, data []byte) []byte {
 // connection; with work in flight the deadline is renewed.
 func (c *conn) timedOut() error {
 	switch {
+	case c.rd.earlyDeadline(): // coarse: the spell is not over (connReader)
+		return nil
 	case c.rd.release:
 		c.releaseIdle()
 		return nil
@@ -203,6 +205,7 @@ func (c *conn) timedOut() error {
 	case c.idleFor(c.lim.idleTimeout):
 		return errIdle
 	}
+	c.rd.renew = true
 	return nil
 }
 

@@ -72,7 +72,7 @@ func (c *wsConn) end(b []byte, mark int) []byte {
 	return b
 }
 
-func (c *wsConn) write(b []byte) error { return writeChunks(c.nc, b, c.lim.writeTimeout) }
+func (c *wsConn) write(b []byte) error { return writeChunks(c.nc, b, c.lim.writeTimeout, &c.wdl) }
 func (c *wsConn) interrupt()           { c.nc.SetReadDeadline(aLongTimeAgo) }
 
 // drop closes the connection under fasthttp's hijacked one, whose Close
