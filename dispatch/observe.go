@@ -215,6 +215,8 @@ type Origin struct {
 	// (package netserver), or a transport's own name.
 	Transport string
 	// Remote is the client's address (nil when unknown, as for stdio).
+	// The connection's TLS state, when it has TLS, is not here but in
+	// netserver.TLSState(ctx), so that the engine does not link crypto/tls.
 	Remote net.Addr
 	// TraceParent and TraceState are the W3C trace-context headers
 	// (traceparent, tracestate) of an HTTP request, empty without them.
