@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"net"
 	"testing"
 
 	"github.com/jetrpc/jetrpc/mcp"
@@ -45,4 +46,52 @@ func BenchmarkHTTPHandler(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkHTTPLoopback: tools/call echo over loopback HTTP from 64
+// concurrent clients (fasthttp's client, keep-alive), in one session.
+func BenchmarkHTTPLoopback(b *testing.B) {
+	s := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	if err := mcpdemo.Register(s); err != nil {
+		b.Fatal(err)
+	}
+	h := mcp.NewHTTP(s, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &fasthttp.Server{Handler: h.ServeFastHTTP}
+	go srv.Serve(ln)
+	defer func() { h.Shutdown(context.Background()); srv.Shutdown() }()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	hc := &fasthttp.HostClient{Addr: ln.Addr().String(), MaxConns: 64}
+	post := func(sid, body string, res *fasthttp.Response) {
+		req := fasthttp.AcquireRequest()
+		defer fasthttp.ReleaseRequest(req)
+		req.SetRequestURI(url)
+		req.Header.SetMethod("POST")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.SetContentType("application/json")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		req.SetBodyString(body)
+		if err := hc.Do(req, res); err != nil || res.StatusCode() != 200 {
+			b.Fatal(err, res.StatusCode())
+		}
+	}
+	var res fasthttp.Response
+	post("", initBody, &res)
+	sid := string(res.Header.Peek("Mcp-Session-Id"))
+	const echo = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`
+	b.SetParallelism(32) // 64 goroutines on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var res fasthttp.Response
+		for pb.Next() {
+			post(sid, echo, &res)
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
