@@ -107,13 +107,17 @@ const (
 	EventPeerNotify
 	// EventPeerReply: a handler answered its call early (Peer.Reply).
 	EventPeerReply
+	// EventLimitExceeded: a message was refused by a per-client limit
+	// (Conn.Reject with CodeLimitExceeded: netserver's RateLimit), once per
+	// message.
+	EventLimitExceeded
 	// NumEvents is the number of events, for arrays indexed by Event.
 	NumEvents
 )
 
 var eventNames = [NumEvents]string{
 	"overloaded", "rejected", "batch_too_large", "too_deep", "response_too_large", "timeout",
-	"parse_error", "invalid", "dropped", "peer_call", "peer_notify", "peer_reply",
+	"parse_error", "invalid", "dropped", "peer_call", "peer_notify", "peer_reply", "limit_exceeded",
 }
 
 // String returns the event's name in snake_case ("overloaded",
@@ -318,11 +322,14 @@ func (e *Engine) observeInvalid(r decode.Reason) {
 
 // observeReject reports a message refused with code (Conn.Reject).
 func (e *Engine) observeReject(code Code) {
-	if code == encode.CodeOverloaded {
+	switch code {
+	case encode.CodeOverloaded:
 		e.observe(EventOverloaded)
-		return
+	case encode.CodeLimitExceeded:
+		e.observe(EventLimitExceeded)
+	default:
+		e.observe(EventRejected)
 	}
-	e.observe(EventRejected)
 }
 
 // observe counts a message the peer sent (err == nil).

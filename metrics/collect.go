@@ -64,6 +64,10 @@ var rejections = []struct {
 	{reason: "timeout", ev: dispatch.EventTimeout},
 	{reason: "message_too_large", conn: netserver.ConnTooLarge, isConn: true},
 	{reason: "max_conns", conn: netserver.ConnMaxConns, isConn: true},
+	{reason: "max_conns_per_ip", conn: netserver.ConnMaxConnsPerIP, isConn: true},
+	{reason: "rate_limited", conn: netserver.ConnRateLimited, isConn: true},
+	{reason: "unauthorized", conn: netserver.ConnUnauthorized, isConn: true},
+	{reason: "origin_refused", conn: netserver.ConnOriginRefused, isConn: true},
 }
 
 // Describe sends the descriptors of every metric (prometheus.Collector).
