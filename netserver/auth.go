@@ -187,6 +187,11 @@ func (c *core) authenticateCall(msg []byte) {
 		c.refuse(id, authFirstData)
 		return
 	}
+	if g.cl != nil && !g.cl.allow(time.Now(), 1) { // the address's bucket: attempts count as calls
+		c.lim.observe(c.via, ConnRateLimited)
+		c.refuseWith(id, encode.CodeLimitExceeded, nil)
+		return
+	}
 	token, ok := tokenParam(m.Params)
 	if !ok {
 		c.refuse(id, authNoToken)
@@ -233,14 +238,22 @@ func tokenParam(params []byte) ([]byte, bool) {
 }
 
 // refuse answers -32006 (with id, nil for null) and closes the connection
-// once the answer is written.
+// once the answer is written. A client that tries again must reconnect; with
+// RateLimit each attempt costs its address a call, so that guessing over
+// new connections is limited like a flood of calls.
 func (c *core) refuse(id, data []byte) {
-	c.gate.refused = true
 	c.lim.observe(c.via, ConnUnauthorized)
 	c.lim.log.Info("netserver: client not authenticated; closing", "remote", c.remote(),
 		"reason", bytesconv.B2S(data))
+	c.refuseWith(id, encode.CodeUnauthorized, data)
+}
+
+// refuseWith answers code and closes the connection once the answer is
+// written.
+func (c *core) refuseWith(id []byte, code encode.Code, data []byte) {
+	c.gate.refused = true
 	b, mark := c.t.begin(c.local.B)
-	b = encode.AppendError(b, id, encode.CodeUnauthorized, encode.CodeUnauthorized.String(), data)
+	b = encode.AppendError(b, id, code, code.String(), data)
 	c.local.B = c.t.end(b, mark)
 	c.mu.Lock()
 	c.stopping.Store(true) // readLoop ends once the answer is handed over

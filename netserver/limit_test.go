@@ -267,3 +267,23 @@ func TestRateLimitAuthFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitAuthFailuresTCP: each rpc.authenticate costs its address a
+// call, so guessing over new connections turns into -32005 after the
+// burst.
+func TestRateLimitAuthFailuresTCP(t *testing.T) {
+	ts := startServer(t, rateOptions(t), authSetup(t)...)
+	codes := map[int]int{}
+	for range 10 {
+		c := ts.dial(t, frame.NDJSON)
+		r := decodeResponse(t, c.call(authCall("guess-0123456789abcdef")))
+		if r.Error == nil {
+			t.Fatalf("a guess was accepted: %s", r.Result)
+		}
+		codes[r.Error.Code]++
+		c.expectClosed()
+	}
+	if codes[-32006] != 5 || codes[-32005] != 5 {
+		t.Errorf("codes %v, want 5 of -32006 (the burst) then -32005", codes)
+	}
+}
