@@ -64,7 +64,11 @@ type sec struct {
 
 func newSec(opts *Options) *sec {
 	o := opts.or()
-	return &sec{authn: o.Auth, origins: o.Origins, clients: newClients(opts)}
+	cs := newClients(opts)
+	if o.Clients != nil {
+		cs = o.Clients.cs
+	}
+	return &sec{authn: o.Auth, origins: o.Origins, clients: cs}
 }
 
 // gated reports whether stream connections need a gate.

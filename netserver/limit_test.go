@@ -287,3 +287,23 @@ func TestRateLimitAuthFailuresTCP(t *testing.T) {
 		t.Errorf("codes %v, want 5 of -32006 (the burst) then -32005", codes)
 	}
 }
+
+// TestClientsShared: two servers sharing one Clients count a client's
+// calls together: alice's burst spent over TCP is spent over HTTP too.
+func TestClientsShared(t *testing.T) {
+	opts := rateOptions(t)
+	opts.Clients = NewClients(opts)
+	ts := startServer(t, opts, authSetup(t)...)
+	url := startHTTPAuth(t, false, opts, authSetup(t)...)
+	c := ts.dial(t, frame.NDJSON)
+	expectResult(t, c.call(authCall(aliceToken)), "1", `{"name":"alice","scheme":"bearer"}`)
+	for range 5 {
+		c.call(wsSubtract)
+	}
+	if resp, body := httpDo(t, url, wsSubtract, "Authorization", "Bearer "+aliceToken); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("HTTP after the burst went over TCP: %d %s", resp.StatusCode, body)
+	}
+	if n := opts.Clients.Len(); n < 1 || n > 3 {
+		t.Errorf("Len = %d", n)
+	}
+}

@@ -79,6 +79,11 @@ type Options struct {
 	// an IPv6 /64; 0: unlimited): TCP connections over it are closed at
 	// once, HTTP ones answered 429 with Retry-After and closed.
 	MaxConnsPerIP int
+	// Clients, when set, is the table those limits count in (see
+	// NewClients, which takes them from its own options; the four fields
+	// above then do not apply): share one between servers. Nil: a table of
+	// the server's own.
+	Clients *Clients
 
 	// HealthPath and ReadyPath are the health endpoints of the HTTP
 	// servers (HTTPServer and HTTPHandler): a GET or HEAD of HealthPath

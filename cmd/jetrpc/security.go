@@ -52,7 +52,7 @@ func (f *securityFlags) define(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "most calls per second per client (its identity, else its IP; a batch counts its calls):\n"+
 		"over it -32005 Limit exceeded, or HTTP 429 with Retry-After (0: no limit)")
 	fs.IntVar(&f.rateBurst, "rate-burst", 0, "most calls a client may make at once under --rate-limit (0: the rate, rounded up)")
-	fs.IntVar(&f.maxConnsPerIP, "max-conns-per-ip", 0, "most open connections from one IP (an IPv6 /64) per listener (0: no limit)")
+	fs.IntVar(&f.maxConnsPerIP, "max-conns-per-ip", 0, "most open connections from one IP (an IPv6 /64), all listeners together (0: no limit)")
 }
 
 // check validates the flags and loads their files.
@@ -129,10 +129,13 @@ func trustLocal(r *auth.Request) (*auth.Identity, error) {
 
 var localIdentity = &auth.Identity{Name: "local", Scheme: "local", Until: auth.Forever}
 
-// apply sets the servers' options for these flags.
+// apply sets the servers' options for these flags: one table of clients
+// for every listener, so that a client's rate and connections count across
+// --tcp and --http.
 func (f *securityFlags) apply(o *netserver.Options) {
 	o.Auth, o.Origins = f.authn, f.origins
 	o.RateLimit, o.RateBurst, o.MaxConnsPerIP = f.rateLimit, f.rateBurst, f.maxConnsPerIP
+	o.Clients = netserver.NewClients(o)
 }
 
 // use adds the authorisation middleware when the tokens file restricts
