@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,8 +14,10 @@ import (
 // benchLoad sends b.N calls of the "small" case (subtract [42,23]) to cfg's
 // server with the load generator (bench/load: every answer matched by id and
 // checked, no allocation per call), fails b if any call went wrong, and
-// reports calls/s and the process's allocations per call. It is the load
-// of BenchmarkTCP, BenchmarkHTTP and BenchmarkWS.
+// reports calls/s, the process's allocations per call and its CPU time per
+// call (server and generator together: on a shared, loaded machine CPU
+// time moves much less than wall time). It is the load of BenchmarkTCP,
+// BenchmarkHTTP and BenchmarkWS.
 func benchLoad(b *testing.B, cfg load.Config) {
 	b.Helper()
 	reqs, err := load.Mix("small")
@@ -25,7 +28,7 @@ func benchLoad(b *testing.B, cfg load.Config) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	b.ResetTimer()
-	before := mallocs()
+	before, cpu := mallocs(), cpuTime()
 	res, err := load.Run(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -35,6 +38,17 @@ func benchLoad(b *testing.B, cfg load.Config) {
 	}
 	b.ReportMetric(res.Rate(), "calls/s")
 	b.ReportMetric(float64(mallocs()-before)/float64(b.N), "allocs/call")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/call")
+}
+
+// cpuTime is the process's CPU time so far (user and system), 0 if
+// getrusage fails.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // mallocs is the process's heap allocation count so far. The servers and
