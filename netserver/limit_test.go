@@ -293,8 +293,8 @@ func TestRateLimitAuthFailuresTCP(t *testing.T) {
 func TestClientsShared(t *testing.T) {
 	opts := rateOptions(t)
 	opts.Clients = NewClients(opts)
-	ts := startServer(t, opts, authSetup(t)...)
-	url := startHTTPAuth(t, false, opts, authSetup(t)...)
+	url := startHTTPAuth(t, false, opts, authSetup(t)...) // its goroutine check, run last, covers both servers
+	ts := serveOn(t, newServer(t, opts, authSetup(t)...))
 	c := ts.dial(t, frame.NDJSON)
 	expectResult(t, c.call(authCall(aliceToken)), "1", `{"name":"alice","scheme":"bearer"}`)
 	for range 5 {
