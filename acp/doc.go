@@ -13,10 +13,9 @@
 // netserver's stdio serving:
 //
 //	e := dispatch.New(nil)
-//	_ = acp.NewServer(myAgent, nil).Register(e)
-//	srv := netserver.New(e, &netserver.Options{Framing: frame.NDJSON, MaxMessage: acp.DefaultMaxMessage,
-//		MaxPending: acp.DefaultMaxMessage + netserver.DefaultMaxPending})
-//	err := srv.ServeStdio(os.Stdin, os.Stdout)
+//	s := acp.NewServer(myAgent, nil)
+//	_ = s.Register(e)
+//	err := s.StreamServer(e, nil).ServeStdio(os.Stdin, os.Stdout) // NDJSON, ACP's limits
 //
 // During a prompt turn the agent reaches the editor through [ClientOf]:
 // [ClientConn.Update] sends session/update notifications, and

@@ -20,7 +20,6 @@ import (
 	"github.com/jetrpc/jetrpc/acp"
 	"github.com/jetrpc/jetrpc/acp/acpdemo"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -58,12 +57,12 @@ func serve(t *testing.T, a acp.Agent, opts *netserver.Options) *end {
 	if err := srv.Register(e); err != nil {
 		t.Fatal(err)
 	}
-	o := netserver.Options{MaxMessage: acp.DefaultMaxMessage, MaxPending: acp.DefaultMaxMessage + netserver.DefaultMaxPending}
+	o := netserver.Options{}
 	if opts != nil {
 		o = *opts
 	}
-	o.Framing, o.Logger, o.ConnContext = frame.NDJSON, quiet, srv.ConnContext
-	ns := netserver.New(e, &o)
+	o.Logger = quiet
+	ns := srv.StreamServer(e, &o)
 	ag, cl := pipes()
 	done := make(chan error, 1)
 	go func() { done <- ns.ServeStdio(ag.Reader, ag.Writer) }()

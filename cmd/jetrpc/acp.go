@@ -14,7 +14,6 @@ import (
 	"github.com/jetrpc/jetrpc/acp"
 	"github.com/jetrpc/jetrpc/acp/acpdemo"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -44,7 +43,8 @@ func (a *acpFlags) check(given map[string]bool, stdio bool) error {
 }
 
 // newACP returns the stdio server of the demo agent, with opts (the serve
-// flags' server options) adapted to ACP.
+// flags' server options) adapted to ACP by acp.Server.StreamServer: the
+// limits the flags left at their defaults take ACP's.
 func newACP(cfg *serveConfig, log *slog.Logger, eo dispatch.Options, opts *netserver.Options) (*netserver.Server, *dispatch.Engine) {
 	e := dispatch.New(cfg.limits.engineOptions(eo))
 	srv := acp.NewServer(acpdemo.New("0.1.0"), &acp.Options{Logger: log})
@@ -52,16 +52,11 @@ func newACP(cfg *serveConfig, log *slog.Logger, eo dispatch.Options, opts *netse
 		panic(err) // fixed methods: a bug
 	}
 	o := *opts
-	o.Framing = frame.NDJSON // ACP's stdio transport; auto would read a first 'C' as a header
-	o.ConnContext = srv.ConnContext
 	if cfg.acp.maxMessage {
-		o.MaxMessage = acp.DefaultMaxMessage
+		o.MaxMessage = 0 // acp.DefaultMaxMessage
 	}
 	if cfg.acp.maxPending {
-		// A running message counts against MaxPending until it is answered,
-		// and so would block the updates of a turn whose prompt is larger:
-		// leave room for one whole message beside the default bound.
-		o.MaxPending = o.MaxMessage + netserver.DefaultMaxPending
+		o.MaxPending = 0 // room for one whole message beside the default bound
 	}
-	return netserver.New(e, &o), e
+	return srv.StreamServer(e, &o), e
 }
