@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jetrpc/jetrpc/a2a"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
@@ -50,6 +51,7 @@ type serveConfig struct {
 
 	acp acpFlags // acp.go
 	ipc ipcFlags // ipc.go
+	a2a a2aFlags // a2a.go
 }
 
 // limitFlags are the flags of the limits beyond the original ones. A
@@ -185,11 +187,12 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.ops.define(fs)
+	cfg.sec.define(fs)
 	cfg.tls.define(fs)
 	cfg.acp.define(fs)
 	cfg.ipc.define(fs)
 	cfg.mcp.define(fs)
-	cfg.sec.define(fs)
+	cfg.a2a.define(fs)
 	cfg.browser.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -243,6 +246,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 	if err := cfg.mcp.check(cfg.http, cfg.stdio); err != nil {
 		return err
 	}
+	if err := cfg.a2a.check(cfg.http); err != nil {
+		return err
+	}
 	if err := cfg.browser.check(cfg.http); err != nil {
 		return err
 	}
@@ -284,6 +290,7 @@ type server struct {
 	acpE    *dispatch.Engine      // its engine
 	ipc     *ipcServe             // nil without --ipc (ipc.go)
 	mcp     *mcpServe             // nil without --mcp (mcp.go)
+	a2a     *a2a.Server           // nil without --a2a (a2a.go)
 	obs     *observability
 	health  *netserver.Health // /readyz of the HTTP and admin listeners
 	drain   time.Duration
@@ -300,6 +307,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	cfg.browser.apply(opts)
 	cfg.sec.apply(opts)
 	s.mcp = newMCP(cfg, log, opts)
+	s.a2a = newA2A(cfg, log, opts)
 	if cfg.tcp != "" || cfg.stdio {
 		s.raw = netserver.New(e, cfg.tls.options(opts))
 	}
@@ -447,6 +455,9 @@ func (s *server) shutdown() {
 	}
 	if s.mcp != nil {
 		stop("mcp", s.mcp.shutdown)
+	}
+	if s.a2a != nil {
+		stop("a2a", a2aShutdown(s.a2a))
 	}
 	wg.Wait()
 	if s.admin != nil { // last: /metrics and /readyz answer while the others drain

@@ -1,0 +1,245 @@
+package a2a
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/mcp"
+)
+
+// Executor is the agent: it runs a task until it is terminal or needs
+// input. It returns when done; a nil return from a task that is not
+// terminal completes it, an error fails it. ctx is cancelled when the
+// task is cancelled (CancelTask, tasks/cancel) or the server closes.
+type Executor interface {
+	Execute(ctx context.Context, r *Run) error
+}
+
+// ExecutorFunc adapts a function to an Executor.
+type ExecutorFunc func(ctx context.Context, r *Run) error
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, r *Run) error { return f(ctx, r) }
+
+var _ Executor = ExecutorFunc(nil)
+
+// Options configure a Server; nil means the defaults.
+type Options struct {
+	// Events keeps the events of the tasks' streams (default: an
+	// mcp.MemoryStore of its own). Share one between replicas so that a
+	// subscription with Last-Event-ID resumes on any of them.
+	Events mcp.EventStore
+	// MaxTasks bounds the tasks kept (default 10,000): past it, the
+	// terminal tasks idle longest are forgotten.
+	MaxTasks int
+	// Push delivers push notifications (default: a Pusher with its
+	// defaults).
+	Push *Pusher
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+	// Engine are the options of the two wires' engines (nil: defaults).
+	Engine *dispatch.Options
+}
+
+// Server is an A2A agent: its card, its executor and its tasks.
+type Server struct {
+	card   AgentCard
+	exec   Executor
+	events mcp.EventStore
+	push   *Pusher
+	log    *slog.Logger
+	max    int
+	ctx    context.Context
+	stop   context.CancelFunc
+	eng    [2]*dispatch.Engine // by Wire
+
+	mu    sync.Mutex
+	tasks map[string]*task
+	order []string // task ids by creation, for eviction
+	wg    sync.WaitGroup
+}
+
+// New returns a Server for the agent exec described by card.
+func New(card AgentCard, exec Executor, opts *Options) *Server {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	s := &Server{card: card, exec: exec, events: o.Events, push: o.Push, log: o.Logger, max: o.MaxTasks,
+		tasks: map[string]*task{}}
+	if s.events == nil {
+		s.events = mcp.NewMemoryStore(nil)
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.max <= 0 {
+		s.max = 10000
+	}
+	if s.push == nil {
+		s.push = NewPusher(nil)
+	}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	for w := range s.eng {
+		var eo dispatch.Options
+		if o.Engine != nil {
+			eo = *o.Engine
+		}
+		if eo.Logger == nil {
+			eo.Logger = s.log
+		}
+		s.eng[w] = dispatch.New(&eo)
+		if err := s.register(Wire(w)); err != nil {
+			panic(err) // fixed names: a bug
+		}
+	}
+	return s
+}
+
+// Engine returns the engine of wire w (to add middleware, or for tests).
+func (s *Server) Engine(w Wire) *dispatch.Engine { return s.eng[w] }
+
+// Close cancels the running tasks, waits for their executors and the
+// push deliveries, and closes the engines.
+func (s *Server) Close() {
+	s.stop()
+	s.wg.Wait()
+	s.push.Close()
+	for _, e := range s.eng {
+		e.Close()
+	}
+}
+
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}
+
+// lookup returns the task of id, or -32001.
+func (s *Server) lookup(id *string) (*task, error) {
+	if id == nil || *id == "" {
+		return nil, invalidParams("id", "required")
+	}
+	s.mu.Lock()
+	t := s.tasks[*id]
+	s.mu.Unlock()
+	if t == nil {
+		return nil, Error(CodeTaskNotFound, "", map[string]string{"taskId": *id})
+	}
+	return t, nil
+}
+
+// newTask makes a submitted task for m and publishes it as its first
+// event.
+func (s *Server) newTask(m *Message, metadata []byte) *task {
+	t := &task{s: s, changed: make(chan struct{})}
+	t.t.ID = newID()
+	if m.TaskID != "" {
+		t.t.ID = m.TaskID
+	}
+	t.t.ContextID = m.ContextID
+	if t.t.ContextID == "" {
+		t.t.ContextID = newID()
+	}
+	m.TaskID, m.ContextID = t.t.ID, t.t.ContextID
+	t.t.Metadata = nullToNil(metadata)
+	t.t.History = []Message{*m}
+	t.t.Status = Status{State: StateSubmitted, Timestamp: time.Now()}
+	s.mu.Lock()
+	s.tasks[t.t.ID] = t
+	s.order = append(s.order, t.t.ID)
+	s.evictLocked()
+	s.mu.Unlock()
+	t.mu.Lock()
+	t.publishLocked(&event{task: t.t.clone()})
+	t.mu.Unlock()
+	return t
+}
+
+// evictLocked forgets the oldest terminal tasks past s.max.
+func (s *Server) evictLocked() {
+	if len(s.tasks) <= s.max {
+		return
+	}
+	kept := s.order[:0]
+	for i, id := range s.order {
+		t := s.tasks[id]
+		if t == nil {
+			continue
+		}
+		if len(s.tasks) > s.max && i < len(s.order)-1 {
+			t.mu.Lock()
+			done := t.t.Status.State.Terminal()
+			t.mu.Unlock()
+			if done {
+				delete(s.tasks, id)
+				s.events.Forget(s.ctx, streamKey(id).Session)
+				continue
+			}
+		}
+		kept = append(kept, id)
+	}
+	clear(s.order[len(kept):])
+	s.order = kept
+}
+
+// start runs the executor for t.
+func (s *Server) start(t *task, m Message) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	t.mu.Lock()
+	t.cancel, t.running = cancel, true
+	t.mu.Unlock()
+	r := &Run{t: t, TaskID: t.t.ID, ContextID: t.t.ContextID, Message: m}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		err := s.exec.Execute(ctx, r)
+		t.mu.Lock()
+		t.running = false
+		if !t.t.Status.State.Terminal() && t.t.Status.State != StateInputRequired && t.t.Status.State != StateAuthRequired {
+			st := &Status{State: StateCompleted}
+			if err != nil {
+				st = &Status{State: StateFailed, Message: &Message{MessageID: newID(), Agent: true,
+					Parts: []Part{TextPart(err.Error())}}}
+			}
+			if ctx.Err() != nil && s.ctx.Err() != nil { // the server closes
+				st = &Status{State: StateCanceled}
+			}
+			t.publishLocked(&event{status: st})
+		}
+		t.mu.Unlock()
+	}()
+}
+
+// cancelTask cancels t, or says why it cannot.
+func (s *Server) cancelTask(t *task) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.t.Status.State.Terminal() {
+		return Error(CodeTaskNotCancelable, "Task cannot be canceled: it is "+t.t.Status.State.Name(V03),
+			map[string]string{"taskId": t.t.ID, "state": t.t.Status.State.Name(V10)})
+	}
+	if t.cancel != nil {
+		t.cancel()
+	}
+	return t.publishLocked(&event{status: &Status{State: StateCanceled}})
+}
