@@ -41,6 +41,7 @@ func (s *Server) register() {
 			panic(err) // the names are fixed and valid
 		}
 	}
+	s.registerExtra()
 }
 
 // knownMethod reports whether the server answers method (for the HTTP
@@ -51,7 +52,7 @@ func knownMethod(method []byte) bool {
 		"resources/read", "prompts/list", "prompts/get":
 		return true
 	}
-	return false
+	return knownExtra(method)
 }
 
 // begin returns the call of a request: the HTTP endpoint's, or one made
@@ -191,8 +192,13 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 		return dst, err
 	}
 	uri := string(text(c.scratch, p.uri, p.uriEsc))
-	r := s.resIdx[uri]
-	if r == nil {
+	var read func(ctx context.Context, uri string) ([]ResourceContents, error)
+	if r := s.resIdx[uri]; r != nil {
+		read = r.Read
+	} else {
+		read = s.templateRead(uri)
+	}
+	if read == nil {
 		if p.uri == nil {
 			return dst, invalidParams("resources/read needs a uri")
 		}
@@ -208,7 +214,7 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
-	contents, err := r.Read(c, uri)
+	contents, err := read(c, uri)
 	if err != nil {
 		return dst, err
 	}

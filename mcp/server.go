@@ -54,6 +54,7 @@ type Server struct {
 	resIdx    map[string]*Resource
 	prompts   []*Prompt
 	promptIdx map[string]*Prompt
+	ext       serverExt // templates, completions, subscriptions (extra.go)
 
 	once  sync.Once
 	built built // the answers built once, when the server freezes
@@ -70,6 +71,7 @@ type built struct {
 	prompts   [2][]byte
 	discover  []byte
 	initTail  []byte // initialize's result after protocolVersion
+	ext       builtExt
 }
 
 // New returns a Server named by info, with the MCP methods registered on
@@ -168,19 +170,8 @@ func (s *Server) freeze() *built {
 
 func (s *Server) build() {
 	b := &s.built
-	caps := []byte{'{'}
-	for _, c := range []struct {
-		name string
-		has  bool
-	}{{"prompts", len(s.prompts) > 0}, {"resources", len(s.resources) > 0}, {"tools", len(s.tools) > 0}} {
-		if c.has {
-			if len(caps) > 1 {
-				caps = append(caps, ',')
-			}
-			caps = append(encode.AppendString(caps, c.name), ":{}"...)
-		}
-	}
-	b.caps = append(caps, '}')
+	b.caps = s.capabilities()
+	s.buildExt(&b.ext)
 	b.info, _ = json.Marshal(s.info)
 	for i, modern := range []bool{false, true} {
 		b.tools[i] = s.appendList(resultStart(nil, modern), "tools", len(s.tools), func(dst []byte, i int) []byte { return s.tools[i].appendDesc(dst) })

@@ -17,7 +17,8 @@ type session struct {
 	id          string
 	ver         atomic.Int32 // 1 + the index of the negotiated revision in legacyVersions; 0: none yet
 	initialized atomic.Bool
-	calls       inflight // its calls in progress, for notifications/cancelled
+	calls       inflight   // its calls in progress, for notifications/cancelled
+	ext         sessionExt // its logging level (session_ext.go)
 
 	// HTTP only (http_session.go).
 	h        *HTTPHandler

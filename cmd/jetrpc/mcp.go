@@ -1,9 +1,9 @@
 package main
 
 // NOTE: jetrpc serve --mcp (#15): an MCP server (package mcp) with the demo
-// tools of package mcpdemo, at /mcp on the HTTP listener (Streamable HTTP)
-// and, with --stdio, on stdin/stdout instead of JSON-RPC (NDJSON, one
-// session).
+// tools and the conformance suite's fixtures (#18) of package mcpdemo, at
+// /mcp on the HTTP listener (Streamable HTTP) and, with --stdio, on
+// stdin/stdout instead of JSON-RPC (NDJSON, one session).
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func newMCP(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *mcpSer
 		return nil
 	}
 	m := &mcpServe{srv: mcp.New(mcp.Implementation{Name: "jetrpc", Version: "0.1.0"}, &mcp.Options{Logger: log})}
-	if err := mcpdemo.Register(m.srv); err != nil {
+	if err := errors.Join(mcpdemo.Register(m.srv), mcpdemo.RegisterConformance(m.srv)); err != nil {
 		panic(err) // fixed tools: a bug
 	}
 	if cfg.http != "" {

@@ -1,0 +1,87 @@
+package mcp
+
+// NOTE: the methods beyond tools, resources and prompts: logging/setLevel
+// (logging.go), completion/complete (complete.go), resources/templates/list
+// (template.go), resources/subscribe and unsubscribe (subscribe.go), and
+// the capabilities they declare.
+
+import (
+	"sync"
+
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// serverExt is the Server's state for those methods.
+type serverExt struct {
+	logging   bool // EnableLogging
+	completer Completer
+	templates []*ResourceTemplate
+
+	subMu sync.Mutex
+	subs  map[string]map[*session]*dispatch.Peer // by URI: the sessions subscribed and how to reach them
+}
+
+// builtExt holds the answers of those methods built once.
+type builtExt struct {
+	templates [2][]byte // resources/templates/list: [0] initialize-based, [1] Modern
+}
+
+func (s *Server) registerExtra() {
+	for _, m := range []dispatch.Method{
+		{Name: "logging/setLevel", Handler: dispatch.HandlerFunc(s.setLevel), Inline: true, Summary: "MCP: the lowest level of log messages to send"},
+		{Name: "completion/complete", Handler: dispatch.HandlerFunc(s.complete), Inline: true, Summary: "MCP: complete an argument"},
+		{Name: "resources/templates/list", Handler: dispatch.HandlerFunc(s.templatesList), Inline: true, Summary: "MCP: list the resource templates"},
+		{Name: "resources/subscribe", Handler: dispatch.HandlerFunc(s.subscribe), Inline: true, Summary: "MCP: be notified of a resource's changes"},
+		{Name: "resources/unsubscribe", Handler: dispatch.HandlerFunc(s.unsubscribe), Inline: true, Summary: "MCP: stop being notified of a resource's changes"},
+	} {
+		if err := s.e.RegisterMethod(m); err != nil {
+			panic(err) // the names are fixed and valid
+		}
+	}
+}
+
+// knownExtra reports whether method is one of those methods.
+func knownExtra(method []byte) bool {
+	switch string(method) {
+	case "logging/setLevel", "completion/complete", "resources/templates/list", "resources/subscribe", "resources/unsubscribe":
+		return true
+	}
+	return false
+}
+
+func methodNotFound() error {
+	return dispatch.NewError(encode.CodeMethodNotFound, "Method not found", nil)
+}
+
+// capabilities returns the server's capabilities object.
+func (s *Server) capabilities() []byte {
+	caps := []byte{'{'}
+	if s.ext.completer != nil {
+		caps = append(caps, `,"completions":{}`...)
+	}
+	if s.ext.logging {
+		caps = append(caps, `,"logging":{}`...)
+	}
+	if len(s.prompts) > 0 {
+		caps = append(caps, `,"prompts":{}`...)
+	}
+	if len(s.resources) > 0 || len(s.ext.templates) > 0 {
+		caps = append(caps, `,"resources":{"subscribe":true}`...)
+	}
+	if len(s.tools) > 0 {
+		caps = append(caps, `,"tools":{}`...)
+	}
+	if len(caps) > 1 {
+		caps = append(caps[:1], caps[2:]...) // the first member's comma
+	}
+	return append(caps, '}')
+}
+
+// buildExt builds the answers of builtExt.
+func (s *Server) buildExt(b *builtExt) {
+	for i, modern := range []bool{false, true} {
+		b.templates[i] = s.appendList(resultStart(nil, modern), "resourceTemplates", len(s.ext.templates),
+			func(dst []byte, i int) []byte { return s.ext.templates[i].appendDesc(dst) })
+	}
+}
