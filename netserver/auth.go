@@ -55,10 +55,10 @@ var ErrUnauthenticated = errors.New("netserver: client refused: not authenticate
 // AuthMethod is the method a TCP or stdio client authenticates with.
 const AuthMethod = "rpc.authenticate"
 
-// sec is a server's authentication and per-client limits.
+// sec is a server's authentication and per-client limits. (The Origin
+// policy is applied before, with the Host check and CORS: cors.go.)
 type sec struct {
 	authn   auth.Authenticator // nil: none
-	origins *OriginPolicy      // nil: the default policy
 	clients *clients           // nil: no per-client limit
 }
 
@@ -68,7 +68,7 @@ func newSec(opts *Options) *sec {
 	if o.Clients != nil {
 		cs = o.Clients.cs
 	}
-	return &sec{authn: o.Auth, origins: o.Origins, clients: cs}
+	return &sec{authn: o.Auth, clients: cs}
 }
 
 // gated reports whether stream connections need a gate.
@@ -311,18 +311,14 @@ func bearer(h []byte) []byte {
 }
 
 // admitFast checks a fasthttp request (a POST, an event stream, a
-// WebSocket upgrade, a document) before it is served: its Origin, its
-// authentication, its connection's standing and its client's rate, for
-// calls calls. It answers a refused request itself (403, 401, 429) and
+// WebSocket upgrade, a document, a route) before it is served, once its
+// Host and Origin passed (cors.go): its connection's standing, its
+// authentication and its client's rate, for calls calls. It answers a
+// refused request itself (401, 429) and
 // returns false; otherwise the context its messages run under (nil: the
 // usual one) and the identity (nil: none).
 func (s *HTTPServer) admitFast(ctx *fasthttp.RequestCtx, calls int) (context.Context, *auth.Identity, bool) {
 	sc := s.lim.sec
-	if !sc.origins.allowOriginFast(ctx) {
-		s.lim.observe(HTTP, ConnOriginRefused)
-		forbidOrigin(ctx)
-		return nil, nil, false
-	}
 	hc, _ := httpConnOf(ctx.Conn())
 	if hc != nil && hc.overLimit {
 		s.lim.observe(HTTP, ConnRateLimited)
@@ -550,11 +546,6 @@ func (h stdHeader) Peek(name string) []byte {
 // with the identity in its context.
 func (h *stdHandler) admit(w http.ResponseWriter, r *http.Request, body []byte) (*http.Request, bool) {
 	sc := h.lim.sec
-	if o := r.Header.Get("Origin"); o != "" && !sc.origins.Allow(o, r.Host) {
-		h.lim.observe(HTTP, ConnOriginRefused)
-		http.Error(w, "origin not allowed", http.StatusForbidden)
-		return r, false
-	}
 	var id *auth.Identity
 	if sc.authn != nil {
 		token := bearer([]byte(r.Header.Get("Authorization")))

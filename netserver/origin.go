@@ -11,9 +11,6 @@ import (
 	"errors"
 	"net/url"
 	"strings"
-
-	"github.com/jetrpc/jetrpc/internal/bytesconv"
-	"github.com/valyala/fasthttp"
 )
 
 // OriginPolicy decides which browser origins may use a server: a request
@@ -24,10 +21,11 @@ import (
 // file: page) included, is refused. The zero value and a nil
 // *OriginPolicy allow no listed origin, only the request's own host.
 //
-// HTTPServer applies it (Options.Origins) to WebSocket upgrades and to
-// POSTs, event streams included, answering 403 to a refused origin;
-// HTTPHandler too. It is safe for concurrent use; other endpoints (an MCP
-// endpoint) call Allow themselves.
+// Both HTTP servers apply it (Options.Origins) to every request before
+// anything is served (cors.go): WebSocket upgrades, POSTs and event
+// streams, documents and routes, answering 403 to a refused origin; an
+// allowed one gets CORS headers. It is safe for concurrent use; other
+// endpoints call Allow themselves.
 type OriginPolicy struct {
 	origins []string // normalised: lower case, default port dropped
 	any     bool     // "*": every origin
@@ -147,20 +145,4 @@ func dropDefaultPortFold(scheme, host string) string {
 		return strings.TrimSuffix(host, ":443")
 	}
 	return host
-}
-
-var originHeader = []byte(fasthttp.HeaderOrigin)
-
-// allowOriginFast checks the Origin of a fasthttp request; no allocation.
-func (p *OriginPolicy) allowOriginFast(ctx *fasthttp.RequestCtx) bool {
-	o := ctx.Request.Header.PeekBytes(originHeader)
-	if len(o) == 0 {
-		return true
-	}
-	return p.Allow(bytesconv.B2S(o), bytesconv.B2S(ctx.Host()))
-}
-
-// forbidOrigin answers a refused origin.
-func forbidOrigin(ctx *fasthttp.RequestCtx) {
-	ctx.Error("origin not allowed", fasthttp.StatusForbidden)
 }
