@@ -6,6 +6,7 @@ package mcp
 // the capabilities they declare.
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/jetrpc/jetrpc/dispatch"
@@ -78,10 +79,30 @@ func (s *Server) capabilities() []byte {
 	return append(caps, '}')
 }
 
-// buildExt builds the answers of builtExt.
-func (s *Server) buildExt(b *builtExt) {
+// buildExt builds the answers of builtExt, and gives the Modern lists of
+// b their caching hints.
+func (s *Server) buildExt(b *built) {
 	for i, modern := range []bool{false, true} {
-		b.templates[i] = s.appendList(resultStart(nil, modern), "resourceTemplates", len(s.ext.templates),
+		b.ext.templates[i] = s.appendList(resultStart(nil, modern), "resourceTemplates", len(s.ext.templates),
 			func(dst []byte, i int) []byte { return s.ext.templates[i].appendDesc(dst) })
 	}
+	for _, l := range []*[2][]byte{&b.tools, &b.resources, &b.prompts, &b.ext.templates} {
+		l[1] = append(cacheHints(resultStart(nil, true), listTTL, "public"), l[1][len(resultStart(nil, true)):]...)
+	}
+}
+
+// The caching hints of 2026-07-28 (SEP-2549): a list is the same for every
+// client ("public"), a resource's contents may not be ("private"); ttlMs 0
+// lets a client keep neither without asking again, since a server may
+// change both at any time.
+const (
+	listTTL = 0
+	readTTL = 0
+)
+
+// cacheHints appends "ttlMs":ttl,"cacheScope":scope, after a result's
+// opening (resultStart with modern).
+func cacheHints(dst []byte, ttl int, scope string) []byte {
+	dst = strconv.AppendInt(append(dst, `"ttlMs":`...), int64(ttl), 10)
+	return append(encode.AppendString(append(dst, `,"cacheScope":`...), scope), ',')
 }

@@ -191,3 +191,27 @@ func TestSubscribe(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{}}`)
 	require.Contains(t, next(), `"id":3,"error":{"code":-32602`)
 }
+
+// TestCachingHints: 2026-07-28's list and read results carry ttlMs and
+// cacheScope (SEP-2549); the initialize-based revisions' do not.
+func TestCachingHints(t *testing.T) {
+	s := newServer(t)
+	require.NoError(t, s.AddResource(&mcp.Resource{URI: "test://r", Name: "r",
+		Read: func(context.Context, string) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{URI: "test://r", Text: "x"}}, nil
+		}}))
+	send, next := pipe(t, s)
+	next()
+	f := func(method, params, want string) {
+		t.Helper()
+		send(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + modernMeta + `}}`)
+		require.Contains(t, next(), `"result":{"resultType":"complete",`+want)
+	}
+	f("tools/list", "", `"ttlMs":0,"cacheScope":"public","tools":[]`)
+	f("prompts/list", "", `"ttlMs":0,"cacheScope":"public","prompts":[]`)
+	f("resources/list", "", `"ttlMs":0,"cacheScope":"public","resources":[{"uri":"test://r"`)
+	f("resources/templates/list", "", `"ttlMs":0,"cacheScope":"public","resourceTemplates":[]`)
+	f("resources/read", `"uri":"test://r",`, `"ttlMs":0,"cacheScope":"private","contents":[`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	require.Equal(t, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, next())
+}

@@ -218,7 +218,11 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 	if err != nil {
 		return dst, err
 	}
-	dst = append(resultStart(dst, c.modern), `"contents":[`...)
+	dst = resultStart(dst, c.modern)
+	if c.modern {
+		dst = cacheHints(dst, readTTL, "private")
+	}
+	dst = append(dst, `"contents":[`...)
 	for i := range contents {
 		if i > 0 {
 			dst = append(dst, ',')

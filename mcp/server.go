@@ -171,7 +171,6 @@ func (s *Server) freeze() *built {
 func (s *Server) build() {
 	b := &s.built
 	b.caps = s.capabilities()
-	s.buildExt(&b.ext)
 	b.info, _ = json.Marshal(s.info)
 	for i, modern := range []bool{false, true} {
 		b.tools[i] = s.appendList(resultStart(nil, modern), "tools", len(s.tools), func(dst []byte, i int) []byte { return s.tools[i].appendDesc(dst) })
@@ -187,6 +186,7 @@ func (s *Server) build() {
 	t := append([]byte(`,"capabilities":`), b.caps...)
 	t = append(append(t, `,"serverInfo":`...), b.info...)
 	b.initTail = append(s.appendInstructions(t), '}')
+	s.buildExt(b)
 }
 
 func (s *Server) appendInstructions(dst []byte) []byte {
