@@ -9,6 +9,7 @@ package a2a
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/valyala/fasthttp"
 )
 
@@ -50,10 +52,16 @@ func (s *Server) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 			errorInfo("VERSION_NOT_SUPPORTED", map[string]string{"version": string(v), "supported": "1.0,0.3"})))
 		return
 	}
-	rs := &reqState{w: w, url: endpointURL(ctx)}
+	rs := &reqState{w: w, url: endpointURL(ctx), authed: netserver.RequestIdentity(ctx) != nil}
 	for i := 0; i < len(body); i++ {
 		if c := body[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			rs.batch = c == '['
+			if c == '{' && !hasID(body) { // A2A has no notifications: answer it with id null
+				body = append(append(append([]byte(nil), body[:i+1]...), `"id":null,`...), body[i+1:]...)
+				if len(bytes.TrimSpace(body[i+11:])) == 1 { // it was {}
+					body = append(body[:i+10], '}')
+				}
+			}
 			break
 		}
 	}
@@ -77,8 +85,29 @@ func (s *Server) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 		return
 	}
+	if rs.streaming && !rs.batch { // a streaming call that failed: its error is the stream's one event
+		ctx.SetContentType("text/event-stream")
+		ctx.Response.Header.Set("Cache-Control", "no-cache")
+		ctx.SetBody(append(append([]byte("data: "), out...), "\n\n"...))
+		return
+	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(out)
+}
+
+// hasID reports whether a single message has an id member (or is not
+// an object the iterator reads: the engine answers it).
+func hasID(body []byte) bool {
+	var it decode.Iter
+	if !it.Reset(body) || !it.IsObject() {
+		return true
+	}
+	for it.Next() {
+		if string(it.Key()) == "id" {
+			return true
+		}
+	}
+	return false
 }
 
 // requestID returns the id of a single message, or null.

@@ -41,6 +41,8 @@ type reqState struct {
 	lastEventID string
 	hasLast     bool
 	url         string // this endpoint's URL, for the extended card
+	streaming   bool   // a streaming method was called: errors go as SSE too
+	authed      bool   // the HTTP layer authenticated the request (netserver.RequestIdentity)
 	plan        *streamPlan
 }
 
@@ -160,6 +162,7 @@ func acceptsText(modes []string) bool {
 
 func (s *Server) send(ctx context.Context, w Wire, p *sendParams, streaming bool) (raw, error) {
 	rs := stateOf(ctx)
+	rs.streaming = streaming
 	if streaming && !s.card.Streaming {
 		return nil, Error(CodeUnsupportedOperation, "Streaming is not supported", nil)
 	}
@@ -211,7 +214,7 @@ func (s *Server) send(ctx context.Context, w Wire, p *sendParams, streaming bool
 		if t, err = s.lookup(&m.TaskID); err != nil {
 			return nil, err
 		}
-		if err = s.follow(t, &m); err != nil {
+		if err = s.follow(w, t, &m); err != nil {
 			return nil, err
 		}
 	} else {
@@ -262,10 +265,15 @@ func (t *task) fresh() bool {
 
 // follow adds a user's message to an existing task: -32004 when it is
 // terminal; an input-required task runs again.
-func (s *Server) follow(t *task, m *Message) error {
+func (s *Server) follow(w Wire, t *task, m *Message) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.t.Status.State.Terminal() {
+		if w == V03 { // as the 0.3 reference agent does: recorded, nothing runs
+			m.ContextID = t.t.ContextID
+			t.t.History = append(t.t.History, *m)
+			return nil
+		}
 		return Error(CodeUnsupportedOperation, "Task is in a terminal state ("+t.t.Status.State.Name(V03)+") and takes no more messages",
 			map[string]string{"taskId": t.t.ID})
 	}
@@ -320,6 +328,7 @@ func (s *Server) cancel(w Wire, p *taskParams) (raw, error) {
 
 func (s *Server) subscribe(ctx context.Context, p *taskParams) (raw, error) {
 	rs := stateOf(ctx)
+	rs.streaming = true
 	if !s.card.Streaming {
 		return nil, Error(CodeUnsupportedOperation, "Streaming is not supported", nil)
 	}
@@ -418,6 +427,10 @@ func (s *Server) list(w Wire, p *listParams) (raw, error) {
 func (s *Server) extendedCard(ctx context.Context) (raw, error) {
 	if s.card.ExtendedSkills == nil {
 		return nil, Error(CodeExtendedCardNotConfigured, "", nil)
+	}
+	if !stateOf(ctx).authed {
+		return nil, Error(CodeExtendedCardNotConfigured, "The extended card needs an authenticated request (jetrpc serve --jwt-secret or --tokens)",
+			map[string]string{"reason": "unauthenticated"})
 	}
 	return s.card.document(stateOf(ctx).url, true), nil
 }

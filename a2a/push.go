@@ -24,11 +24,11 @@ type pushConfig struct {
 	wire                Wire
 }
 
-// addPush adds or replaces (same id) a config; an empty id is the task's
-// id for the first config, a new one after. Called under t.mu.
+// addPush adds or replaces (same id) a config; an empty id is "default"
+// for the first config, a new one after. Called under t.mu.
 func (t *task) addPush(pc pushConfig) pushConfig {
 	if pc.ID == "" {
-		pc.ID = t.t.ID
+		pc.ID = "default"
 		for _, old := range t.push {
 			if old.ID == pc.ID {
 				pc.ID = newID()
