@@ -121,6 +121,7 @@ type core struct {
 	stopping atomic.Bool  // Shutdown asked to stop reading; set under mu
 	inflight atomic.Int32 // tasks submitted or queued, not yet done
 	pending  atomic.Int64 // bytes in out or being written, and of tasks' messages
+	inputs   atomic.Int64 // of pending, the bytes of tasks' messages
 
 	// wdl is the write deadline set (writeChunks); the flusher's.
 	wdl time.Time
@@ -295,7 +296,10 @@ func (c *core) waitLocked() {
 func (c *core) send(ctx context.Context, msg []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for c.open() && c.pending.Load() >= c.lim.maxPending {
+	// Only the output counts here: the tasks' messages are bounded where
+	// they are read, and a handler whose own message is MaxPending bytes
+	// or more must still be able to send.
+	for c.open() && c.pending.Load()-c.inputs.Load() >= c.lim.maxPending {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

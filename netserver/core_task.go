@@ -60,6 +60,7 @@ func (t *task) Run() {
 // connection may end at once).
 func (c *core) done(resp []byte, in int) {
 	c.mu.Lock()
+	c.inputs.Add(-int64(in))
 	c.addPending(-int64(in))
 	c.appendOutLocked(resp)
 	if c.inflight.Add(-1) == 0 {
@@ -77,6 +78,7 @@ func (c *core) done(resp []byte, in int) {
 func (c *core) startTask(dst, msg []byte, route dispatch.Route) []byte {
 	t := getTask(c, msg)
 	c.inflight.Add(1)
+	c.inputs.Add(int64(len(msg)))
 	c.addPending(int64(len(msg)))
 	if route == dispatch.RouteOrdered {
 		c.enqueue(t)
@@ -86,6 +88,7 @@ func (c *core) startTask(dst, msg []byte, route dispatch.Route) []byte {
 		return dst
 	}
 	c.inflight.Add(-1) // only this goroutine waits on inflight and pending
+	c.inputs.Add(-int64(len(msg)))
 	c.addPending(-int64(len(msg)))
 	putTask(t)
 	return c.appendOverloaded(dst, msg)

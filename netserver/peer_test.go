@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -228,4 +229,24 @@ func TestPeerSubscribeErrors(t *testing.T) {
 	} {
 		expectError(t, e.Process(nil, []byte(in)), "1", -32004)
 	}
+}
+
+// TestPeerSendOwnMessageOverMaxPending: a handler whose own message is
+// larger than MaxPending can still notify its peer (the task's message
+// counts against the bound where it is read, not against the handler's
+// sends: it would wait for itself).
+func TestPeerSendOwnMessageOverMaxPending(t *testing.T) {
+	checkGoroutines(t)
+	s := newServer(t, &Options{MaxPending: 4 << 10})
+	ts := serveOn(t, s)
+	c := ts.dial(t, frame.NDJSON)
+	pad := strings.Repeat("x", 6<<10)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"count":3},"_meta":{"pad":"` + pad + `"}}`)
+	for i := 1; i <= 3; i++ {
+		m := parseMessage(t, c.recv())
+		if want := `{"subscription":1,"result":` + strconv.Itoa(i) + `}`; string(m.Params) != want {
+			t.Fatalf("notification %d: %s", i, m.Params)
+		}
+	}
+	expectResult(t, c.recv(), "1", "3")
 }
