@@ -212,7 +212,7 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	}
 	h.cancel()
 	h.sessions.Range(func(_, v any) bool {
-		h.endSession(v.(*session))
+		h.leaveSession(v.(*session)) // a shared store keeps it for another replica
 		return true
 	})
 	h.anon.Close()
@@ -349,7 +349,7 @@ func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
 		return false
 	}
-	sess := h.lookup(sid)
+	sess := h.lookupOrAdopt(sid)
 	if sess == nil {
 		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 		return false

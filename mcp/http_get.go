@@ -25,7 +25,7 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
 		return nil
 	}
-	sess := h.lookup(sid)
+	sess := h.lookupOrAdopt(sid)
 	if sess == nil {
 		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 	}
@@ -78,6 +78,9 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 	}
 	// Not a stream of this process: one the store may still hold (another
 	// replica's, or one this session no longer keeps).
+	if h.resumeShared(ctx, sess, id, seq) {
+		return
+	}
 	var events []byte
 	found, err := h.store.Replay(h.ctx, StreamKey{Session: sess.id, Stream: id}, seq, func(ev Event) error {
 		events = append(events, ev.Data...)
@@ -139,6 +142,7 @@ func (h *HTTPHandler) settleSession(ctx *fasthttp.RequestCtx, c *call, out []byt
 		c.sess.close()
 		return
 	}
+	h.saveSession(c.sess, ctx.PostBody()) // before the client can name it elsewhere
 	h.sessions.Store(c.sess.id, c.sess)
 	h.count.Add(1)
 	ctx.Response.Header.Set("Mcp-Session-Id", c.sess.id)

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"time"
-
-	"github.com/jetrpc/jetrpc/dispatch"
 )
 
 // maxEndedStreams is how many ended streams a session keeps resumable
@@ -13,10 +11,7 @@ const maxEndedStreams = 16
 
 // newSession makes a session of the endpoint; it is not yet in the table.
 func (h *HTTPHandler) newSession() *session {
-	s := &session{id: h.ids.New(), h: h, done: make(chan struct{}), streams: map[uint64]*stream{}}
-	s.conn = dispatch.NewConn(h.srv.e, h.ctx, s.send, false)
-	s.touch()
-	return s
+	return h.newSessionID(h.ids.New())
 }
 
 func (s *session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
@@ -84,6 +79,9 @@ func (s *session) close() bool {
 	s.mu.Unlock()
 	s.calls.cancelAll()
 	s.conn.Close()
+	if s.keep.Load() { // left to another replica (adopt.go)
+		return true
+	}
 	if err := s.h.store.Forget(s.h.ctx, s.id); err != nil {
 		s.h.log.Warn("mcp: event store forget failed", "err", err)
 	}

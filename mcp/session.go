@@ -26,6 +26,7 @@ type session struct {
 	lastUsed atomic.Int64   // unix nanoseconds
 	active   atomic.Int32   // requests being served and streams attached
 	done     chan struct{}  // closed when the session ends
+	keep     atomic.Bool    // close leaves its state and events in the store (adopt.go)
 
 	mu         sync.Mutex
 	closed     bool
