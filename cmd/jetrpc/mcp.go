@@ -3,7 +3,9 @@ package main
 // NOTE: jetrpc serve --mcp (#15): an MCP server (package mcp) with the demo
 // tools and the conformance suite's fixtures (#18) of package mcpdemo, at
 // /mcp on the HTTP listener (Streamable HTTP) and, with --stdio, on
-// stdin/stdout instead of JSON-RPC (NDJSON, one session).
+// stdin/stdout instead of JSON-RPC (NDJSON, one session). The replica flags
+// (mcp_store.go) put the endpoint's sessions and event streams in a store
+// shared with other replicas.
 
 import (
 	"context"
@@ -22,25 +24,28 @@ const mcpPath = "/mcp"
 
 // mcpFlags are the serve flags for MCP.
 type mcpFlags struct {
-	on bool // --mcp
+	on      bool // --mcp
+	replica mcpReplicaFlags
 }
 
 func (m *mcpFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&m.on, "mcp", false, "serve MCP: Streamable HTTP at /mcp on the HTTP listener, and with --stdio on stdin/stdout (instead of JSON-RPC)")
+	m.replica.define(fs)
 }
 
 func (m *mcpFlags) check(httpAddr string, stdio bool) error {
 	if m.on && httpAddr == "" && !stdio {
 		return errors.New("--mcp: needs the HTTP listener (--http ADDR) or --stdio")
 	}
-	return nil
+	return m.replica.check(m.on)
 }
 
 // mcpServe is the running MCP server.
 type mcpServe struct {
-	srv   *mcp.Server
-	http  *mcp.HTTPHandler  // nil without --http
-	stdio *netserver.Server // nil without --stdio
+	srv     *mcp.Server
+	http    *mcp.HTTPHandler  // nil without --http
+	stdio   *netserver.Server // nil without --stdio
+	replica *mcpReplicaFlags  // the shared store, closed by shutdown
 }
 
 // newMCP makes the MCP server and mounts its endpoint in opts.Routes
@@ -49,14 +54,18 @@ func newMCP(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *mcpSer
 	if !cfg.mcp.on {
 		return nil
 	}
-	m := &mcpServe{srv: mcp.New(mcp.Implementation{Name: "jetrpc", Version: "0.1.0"}, &mcp.Options{Logger: log})}
+	m := &mcpServe{replica: &cfg.mcp.replica, srv: mcp.New(mcp.Implementation{Name: "jetrpc", Version: "0.1.0"}, &mcp.Options{Logger: log})}
 	if err := errors.Join(mcpdemo.Register(m.srv), mcpdemo.RegisterConformance(m.srv)); err != nil {
 		panic(err) // fixed tools: a bug
 	}
 	if cfg.http != "" {
 		origins := opts.Origins // --allow-origin; netserver also checks Host and Origin before the route
 		m.http = mcp.NewHTTP(m.srv, &mcp.HTTPOptions{Logger: log,
-			CheckOrigin: func(origin, host []byte) bool { return origins.Allow(string(origin), string(host)) }})
+			CheckOrigin: func(origin, host []byte) bool { return origins.Allow(string(origin), string(host)) },
+			EventStore:  cfg.mcp.replica.store, SessionIDs: cfg.mcp.replica.ids})
+		if cfg.mcp.replica.store != nil {
+			log.Info("mcp: sessions in the shared store", "store", cfg.mcp.replica.url, "instance", cfg.mcp.replica.ids.Instance())
+		}
 		routes := map[string]fasthttp.RequestHandler{mcpPath: m.http.ServeFastHTTP}
 		for p, h := range opts.Routes {
 			routes[p] = h
@@ -81,5 +90,8 @@ func (m *mcpServe) shutdown(ctx context.Context) error {
 		}
 	}
 	m.srv.Close()
+	if m.replica.close != nil {
+		m.replica.close()
+	}
 	return err
 }
