@@ -52,7 +52,12 @@ func TestAbuseSessions(t *testing.T) {
 	}
 	s := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	require.NoError(t, mcpdemo.Register(s))
-	h := mcp.NewHTTP(s, &mcp.HTTPOptions{SessionIdle: 2 * time.Second, MaxSessions: 20000})
+	// The sessions must all be alive when their memory is measured, so the
+	// idle expiry is set from how fast this machine opens them (much slower
+	// under -race or load): three times the time 10,000 take, at least 2 s.
+	idle := calibrateSessions(t, s) * 3
+	idle = max(idle, 2*time.Second)
+	h := mcp.NewHTTP(s, &mcp.HTTPOptions{SessionIdle: idle, MaxSessions: 20000})
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -75,7 +80,7 @@ func TestAbuseSessions(t *testing.T) {
 	per := float64(after-before) / n
 	t.Logf("%d sessions opened in %v: %.0f bytes each", n, opened, per)
 	require.Less(t, per, float64(maxSessionBytes))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(idle + 10*time.Second)
 	for h.Sessions() > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -83,6 +88,18 @@ func TestAbuseSessions(t *testing.T) {
 	left := heap()
 	t.Logf("after expiry: %d bytes above the start", int64(left)-int64(before))
 	require.Less(t, int64(left)-int64(before), int64(n*maxSessionBytes/10))
+}
+
+// calibrateSessions estimates how long opening 10,000 sessions takes here,
+// from 200 opened on a handler of their own.
+func calibrateSessions(t *testing.T, s *mcp.Server) time.Duration {
+	h := mcp.NewHTTP(s, &mcp.HTTPOptions{MaxSessions: 1000})
+	defer h.Shutdown(context.Background())
+	start := time.Now()
+	for range 200 {
+		require.Equal(t, 200, direct(t, h, "", initBody).StatusCode())
+	}
+	return time.Since(start) * 50
 }
 
 // TestMaxSessions: at the bound an initialize ends the session unused the
