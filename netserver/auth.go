@@ -380,10 +380,11 @@ func (s *HTTPServer) admitFast(ctx *fasthttp.RequestCtx, calls int) (context.Con
 // Until; st.ctx is then the connection's context with it.
 func (s *HTTPServer) authenticateFast(ctx *fasthttp.RequestCtx, hc *httpConn, st *httpAuth) (*auth.Identity, bool) {
 	token := bearer(ctx.Request.Header.PeekBytes(authorizationHeader))
-	now := time.Now()
-	if st.id != nil && st.id.Valid(now) && string(token) == string(st.token) {
+	if st.id != nil && string(token) == string(st.token) &&
+		(st.id.Until.Equal(auth.Forever) || st.id.Valid(time.Now())) { // no clock read for a static token
 		return st.id, true
 	}
+	now := time.Now()
 	parent := s.ctx
 	var remote net.Addr = ctx.RemoteAddr()
 	if hc != nil {
