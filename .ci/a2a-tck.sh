@@ -54,7 +54,17 @@ run() {
 		return 1
 	fi
 }
-run mandatory tests/mandatory/ -m "mandatory_jsonrpc or mandatory_protocol"
+# Two cases of test_rejects_invalid_json_rpc_requests are wrong and are
+# deselected: they send well-formed requests without an id (a method that
+# does not exist; params that do not fit) and expect -32601 and -32602
+# answers. Without an id a request is a notification, and JSON-RPC 2.0 §4.1
+# says "The Server MUST NOT reply to a Notification"; A2A's JSON-RPC binding
+# does not override that. jetrpc answers neither (TestNotificationsUnanswered
+# in a2a/), as PROTOCOL.md requires. The other three cases (invalid Requests
+# without an id, answered -32600 with id null) run.
+wrong="tests/mandatory/jsonrpc/test_json_rpc_compliance.py::test_rejects_invalid_json_rpc_requests"
+run mandatory tests/mandatory/ -m "mandatory_jsonrpc or mandatory_protocol" \
+	--deselect "$wrong[invalid_request2--32601]" --deselect "$wrong[invalid_request4--32602]"
 run capabilities tests/optional/capabilities/
 run quality tests/optional/quality/
 run features tests/optional/features/

@@ -172,3 +172,25 @@ func listen(t *testing.T) net.Listener {
 	}
 	return ln
 }
+
+// TestNotificationsUnanswered: a message without an id is a notification
+// (JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification"), on
+// /a2a as everywhere: 204 with no body, whatever its method or params. An
+// invalid Request without an id is answered, with id null (§5).
+func TestNotificationsUnanswered(t *testing.T) {
+	base := serve(t)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"message/ssend","params":{}}`,
+		`{"jsonrpc":"2.0","method":"message/send","params":{"":"not_a_dict"}}`,
+	} {
+		resp, b := post(t, base, "", body)
+		if resp.StatusCode != 204 || len(b) != 0 {
+			t.Errorf("%s: %d %s, want 204 and no body", body, resp.StatusCode, b)
+		}
+	}
+	resp, b := post(t, base, "", `{"jsonrpc":"2.0","params":{}}`)
+	var r rpcResp
+	if err := json.Unmarshal(b, &r); err != nil || resp.StatusCode != 200 || r.Error == nil || r.Error.Code != -32600 || string(r.ID) != "null" {
+		t.Errorf("missing method: %d %s, want -32600 with id null", resp.StatusCode, b)
+	}
+}

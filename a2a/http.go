@@ -9,7 +9,6 @@ package a2a
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"strconv"
 	"strings"
@@ -56,12 +55,6 @@ func (s *Server) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	for i := 0; i < len(body); i++ {
 		if c := body[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			rs.batch = c == '['
-			if c == '{' && !hasID(body) { // A2A has no notifications: answer it with id null
-				body = append(append(append([]byte(nil), body[:i+1]...), `"id":null,`...), body[i+1:]...)
-				if len(bytes.TrimSpace(body[i+11:])) == 1 { // it was {}
-					body = append(body[:i+10], '}')
-				}
-			}
 			break
 		}
 	}
@@ -93,21 +86,6 @@ func (s *Server) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(out)
-}
-
-// hasID reports whether a single message has an id member (or is not
-// an object the iterator reads: the engine answers it).
-func hasID(body []byte) bool {
-	var it decode.Iter
-	if !it.Reset(body) || !it.IsObject() {
-		return true
-	}
-	for it.Next() {
-		if string(it.Key()) == "id" {
-			return true
-		}
-	}
-	return false
 }
 
 // requestID returns the id of a single message, or null.
