@@ -124,7 +124,7 @@ type core struct {
 	inputs   atomic.Int64 // of pending, the bytes of tasks' messages
 
 	// wdl is the write deadline set (writeChunks); the flusher's.
-	wdl time.Time
+	wdl time.Duration
 }
 
 // init readies c for a new connection over t, of transport via, whose

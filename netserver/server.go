@@ -35,6 +35,7 @@ type Server struct {
 	health    *Health
 	drain     time.Duration // Options.DrainDelay
 	tls       *tls.Config   // Options.TLS; nil: none (tls.go)
+	sweep     sweeper       // the TCP connections' idle spells (sweep.go)
 
 	// testHookRelease, when set, is called (under c.mu) each time an idle
 	// connection gives its buffers back.

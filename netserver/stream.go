@@ -7,11 +7,12 @@ package netserver
 // connection, which Auto fixes with the first frame (begin and end).
 //
 // Timeouts (TCP only): before a read that may block the reader sets a
-// deadline of ReadTimeout when part of a frame is buffered, else of
-// IdleTimeout; a deadline that expires while work is in flight is renewed.
-// An idle spell begins with a shorter deadline, idleRelease: when it expires
-// the connection gives its read and output buffers back (releaseIdle), so
-// that an idle connection costs little more than its goroutine.
+// deadline of ReadTimeout when part of a frame is buffered, else begins an
+// idle spell of IdleTimeout, which the Server's sweeper watches without a
+// deadline (sweep.go); one that ends while work is in flight is renewed. An
+// idle spell begins shorter, idleRelease: when it is over the connection
+// gives its read and output buffers back (releaseIdle), so that an idle
+// connection costs little more than its goroutine.
 
 import (
 	"errors"
@@ -41,16 +42,16 @@ type conn struct {
 	w   io.Writer
 	rd  connReader // r wrapped with the frame-start read deadline (TCP)
 
-	// used by the reader goroutine only
-	fr   *frame.Reader
-	kind frame.Kind // framing of responses, fixed after the first frame
+	fr *frame.Reader // the reader goroutine's
 
 	ip      netip.Addr // the client's, for MaxConnsPerIP
 	counted bool       // ip holds a count of MaxConnsPerIP
+	kind    frame.Kind // framing of responses, fixed after the first frame (the reader's)
+	sweepAt int32      // index in srv.sweep's connections; -1: not there
 }
 
 func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
-	c := &conn{srv: s, r: r, w: w}
+	c := &conn{srv: s, r: r, w: w, sweepAt: -1}
 	c.nc = nc
 	c.rd.c = c
 	via, remote := Stdio, net.Addr(nil)
@@ -71,6 +72,7 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 
 // release returns the pooled resources; nothing may use c afterwards.
 func (c *conn) release() {
+	c.srv.sweep.remove(c)
 	if c.counted {
 		c.srv.lim.sec.clients.closeConn(c.ip)
 		c.counted = false
@@ -190,18 +192,24 @@ func (c *conn) appendError(dst []byte, code encode.Code, data []byte) []byte {
 	return c.end(b, mark)
 }
 
-// timedOut handles an expired read deadline: the time to give an idle
-// connection's buffers back, the end of a stalled frame or of an idle
-// connection; with work in flight the deadline is renewed.
+// timedOut handles a read that timed out: the sweeper's kick at the end of
+// an idle spell (the time to give an idle connection's buffers back, or the
+// end of an idle connection) or the deadline of a stalled frame; with input
+// since the spell began, or work in flight, the spell is renewed.
 func (c *conn) timedOut() error {
+	kicked := c.unkick()
 	switch {
-	case c.rd.earlyDeadline(): // coarse: the spell is not over (connReader)
+	case kicked && c.rd.got: // input since the spell began: not idle
+		c.rd.renew = true
+		return nil
+	case !kicked && (c.buffered() > 0 || c.rd.inFrame):
+		return errReadTimeout
+	case !kicked:
+		c.rd.renew = true // a deadline of a spell that is over (a handshake's)
 		return nil
 	case c.rd.release:
 		c.releaseIdle()
 		return nil
-	case c.buffered() > 0 || c.rd.inFrame:
-		return errReadTimeout
 	case c.idleFor(c.lim.idleTimeout):
 		return errIdle
 	}

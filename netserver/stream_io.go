@@ -2,6 +2,7 @@ package netserver
 
 import (
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,34 +26,61 @@ const writeChunk = 256 << 10
 const idleRelease = time.Second
 
 // connReader is what a TCP connection's frame.Reader reads from. When a
-// frame's first bytes came in one read and the frame needs more, it tightens
-// the deadline from IdleTimeout to ReadTimeout.
+// frame's first bytes came in one read and the frame needs more, it sets the
+// deadline of ReadTimeout.
 //
 // A connection that gave its buffers back waits for input with await, which
 // reads one byte into the connReader itself, so that no read buffer is
 // allocated before input arrives; Read hands that byte out first.
 //
-// The idle deadlines (idleRelease, IdleTimeout) are coarse: an idle spell
-// begins at every read that may block after input, but the deadline set is
-// moved only when it is more than a quarter of the spell early, so a busy
-// connection sets it about four times a spell rather than for every message
-// (setting one modifies a runtime timer, shared by all the connections of a
-// P: at 10,000 connections that cost grew with their number). A deadline
-// that fires before the spell is over is set again, to the spell's end.
+// The idle spells (idleRelease, then the rest of IdleTimeout) take no read
+// deadline: the Server's sweeper kicks the reader when one is over
+// (sweep.go). ReadTimeout, rarer, is a deadline of its own.
 type connReader struct {
 	c        *conn
 	got      bool // bytes arrived since the deadline was armed
 	inFrame  bool // the deadline armed is ReadTimeout
-	release  bool // the deadline armed is idleRelease
+	release  bool // the spell armed is idleRelease
 	released bool // the buffers were given back in this idle spell
 	park     bool // move to a new goroutine before waiting (see serveTracked)
 	held     bool // b holds a byte read by await
 	renew    bool // the spell begins again at the next arm (work was in flight)
+	exact    bool // a read deadline is set (ReadTimeout, the TLS handshake's)
+	kicked   bool // the sweeper set the read deadline in the past; under c.mu
+	swept    bool // registered with the Server's sweeper
 	b        [1]byte
+	relShift uint8 // idleRelease << relShift is this connection's release spell
 
-	since time.Time     // when the idle spell armed for began
-	spell time.Duration // its length
-	dl    time.Time     // the idle deadline set; zero: none, or not known
+	// The spell the reader waits in, for the sweeper: when it began (the
+	// sweeper's clock) << 5 | relShift << 2 | its kind; 0: none.
+	waitSince atomic.Int64
+}
+
+// maxRelShift bounds the growth of a connection's release spell: a
+// connection that calls again soon after it gave its buffers back, over and
+// over (every second or two: a heartbeat), would pay for taking them again
+// and for a new goroutine each time; its spell doubles instead, up to 64
+// idleReleases.
+const maxRelShift = 6
+
+// Kinds of idle spells.
+const (
+	spellRelease = 1 + iota // until the buffers are given back
+	spellRest               // the rest of IdleTimeout, after that
+	spellIdle               // IdleTimeout, with no release before
+)
+
+// spell returns how long the spell w (waitSince's value) lasts on s's
+// connections.
+func (s *Server) spell(w int64) time.Duration {
+	rel := s.idleRelease << (w >> 2 & 7)
+	switch w & 3 {
+	case spellRelease:
+		return rel
+	case spellRest:
+		return s.lim.idleTimeout - rel
+	}
+	return s.lim.idleTimeout
 }
 
 func (r *connReader) Read(p []byte) (int, error) {
@@ -63,21 +91,33 @@ func (r *connReader) Read(p []byte) (int, error) {
 	}
 	if r.got && !r.inFrame && r.c.lim.readTimeout > 0 {
 		r.inFrame, r.release = true, false
+		r.waitSince.Store(0)
 		if err := r.c.setReadDeadline(r.c.lim.readTimeout); err != nil {
 			return 0, err
 		}
 	}
 	n, err := r.c.nc.Read(p)
 	if n > 0 {
-		r.got = true
+		r.input()
 	}
 	return n, err
 }
 
-// arm sets the deadline of the read about to block (TCP only):
-// ReadTimeout when part of a frame is buffered; else, when idle, first
-// idleRelease (to give the buffers back) and then the rest of IdleTimeout.
-// It holds c.mu to order it with stop, which must win.
+// input takes note of bytes read.
+func (r *connReader) input() {
+	if !r.got {
+		r.got = true
+		if w := r.waitSince.Load(); w&3 == spellRest { // the first since the buffers went back
+			r.adaptRelease(r.c.srv.sweep.now()-w>>5, r.c.srv.idleRelease<<r.relShift)
+		}
+	}
+}
+
+// arm readies the read about to block (TCP only): a deadline of ReadTimeout
+// when part of a frame is buffered; else, when idle, a spell of first
+// idleRelease (to give the buffers back) and then the rest of IdleTimeout,
+// which the sweeper watches. A spell begins with input (or renewed, or of a
+// new kind); arming again without input goes on with the same one.
 func (c *conn) arm() error {
 	if c.nc == nil || !c.srv.deadlines() {
 		return nil
@@ -87,9 +127,8 @@ func (c *conn) arm() error {
 	if input { // input since the last deadline: a new idle spell
 		rd.released = false
 	}
-	wasRelease, wasFrame := rd.release, rd.inFrame
 	rd.got, rd.inFrame, rd.release = false, c.buffered() > 0, false
-	d, rel := c.lim.idleTimeout, c.srv.idleRelease
+	d, rel := c.lim.idleTimeout, c.srv.idleRelease<<rd.relShift
 	switch {
 	case rd.inFrame:
 		d = c.lim.readTimeout
@@ -101,24 +140,69 @@ func (c *conn) arm() error {
 		rd.release, d = true, rel
 	}
 	if rd.inFrame || d <= 0 {
+		rd.waitSince.Store(0)
+		if !rd.inFrame && !rd.exact {
+			return nil // no deadline, none set
+		}
 		return c.setReadDeadline(d)
 	}
-	now := time.Now()
-	if input || rd.renew || wasFrame || rd.release != wasRelease || rd.spell != d {
-		rd.since, rd.spell, rd.renew = now, d, false
+	if rd.exact { // a frame's deadline, or the handshake's
+		if err := c.setReadDeadline(0); err != nil {
+			return err
+		}
 	}
-	end := rd.since.Add(d)
-	if !rd.dl.IsZero() && !rd.dl.After(end) && rd.dl.After(end.Add(-d/4)) {
-		return nil // early by less than a quarter: timedOut sees to it
+	if !rd.swept {
+		rd.swept = true
+		c.srv.sweep.add(c, c.srv.shortestSpell())
 	}
-	return c.setReadDeadlineAt(end)
+	kind := int64(spellIdle)
+	switch {
+	case rd.release:
+		kind = spellRelease
+	case rd.released:
+		kind = spellRest
+	}
+	kind |= int64(rd.relShift) << 2
+	if w := rd.waitSince.Load(); input || rd.renew || w&31 != kind {
+		rd.renew = false
+		rd.waitSince.Store(c.srv.sweep.now()<<5 | kind)
+	}
+	return nil
 }
 
-// earlyDeadline reports whether an idle deadline that just fired came before
-// the end of the spell; the next arm then sets it again.
-func (r *connReader) earlyDeadline() bool {
-	r.dl = time.Time{}
-	return !r.inFrame && r.spell > 0 && time.Now().Before(r.since.Add(r.spell))
+// adaptRelease takes note of input that came after the buffers went back,
+// gap (ns) after: soon (within 4 release spells of rel), the connection's
+// spell doubles; much later (16 spells), it is idleRelease again.
+func (r *connReader) adaptRelease(gap int64, rel time.Duration) {
+	switch {
+	case gap < 4*int64(rel) && r.relShift < maxRelShift:
+		r.relShift++
+	case gap >= 16*int64(rel):
+		r.relShift = 0
+	}
+}
+
+// shortestSpell is the shortest idle spell of the server's connections.
+func (s *Server) shortestSpell() time.Duration {
+	d := maxTick * 4
+	for _, v := range []time.Duration{s.idleRelease, s.lim.idleTimeout} {
+		if v > 0 {
+			d = min(d, v)
+		}
+	}
+	return d
+}
+
+// unkick takes note of a timeout: it reports whether the sweeper caused it
+// (a spell is over) rather than a deadline of the connection's own, whose
+// deadline it clears, so that arm sets what the next read needs.
+func (c *conn) unkick() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kicked := c.rd.kicked
+	c.rd.kicked = false
+	c.rd.exact = true // in the past, or expired: arm replaces it
+	return kicked
 }
 
 // await blocks, under the deadline armed, until input arrives, reading one
@@ -126,7 +210,8 @@ func (r *connReader) earlyDeadline() bool {
 func (r *connReader) await() error {
 	n, err := r.c.nc.Read(r.b[:])
 	if n > 0 {
-		r.held, r.got = true, true
+		r.held = true
+		r.input()
 		return nil
 	}
 	if err == nil {
@@ -158,29 +243,17 @@ func (c *conn) releaseIdle() {
 	c.mu.Unlock()
 }
 
-// setReadDeadline sets the read deadline d from now unless Shutdown stopped
-// reading.
+// setReadDeadline sets the read deadline d from now (none for d <= 0)
+// unless Shutdown stopped reading.
 func (c *conn) setReadDeadline(d time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rd.dl = time.Time{} // not an idle deadline
 	if c.stopping.Load() {
 		return errStopped
 	}
 	c.nc.SetReadDeadline(deadline(d))
-	return nil
-}
-
-// setReadDeadlineAt sets the idle read deadline t unless Shutdown stopped
-// reading.
-func (c *conn) setReadDeadlineAt(t time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopping.Load() {
-		return errStopped
-	}
-	c.nc.SetReadDeadline(t)
-	c.rd.dl = t
+	c.rd.exact = d > 0
+	c.rd.kicked = false // a kick not seen yet is overwritten
 	return nil
 }
 
@@ -212,19 +285,22 @@ type deadliner interface {
 	SetWriteDeadline(t time.Time) error
 }
 
+// monoBase is the origin of the write deadlines kept (writeChunks).
+var monoBase = time.Now()
+
 // writeChunks writes b to w in writeChunk pieces, each of which must be
 // written within wt (zero: no bound), in fact within 7/8 of wt to wt: *dl
-// is the write deadline set, moved only when it would leave a piece less
-// than 7/8 of wt, so that a connection writing often does not modify its
-// timer for every write.
-func writeChunks(w deadliner, b []byte, wt time.Duration, dl *time.Time) error {
+// is the write deadline set (since monoBase), moved only when it would
+// leave a piece less than 7/8 of wt, so that a connection writing often
+// does not modify its timer for every write.
+func writeChunks(w deadliner, b []byte, wt time.Duration, dl *time.Duration) error {
 	for len(b) > 0 {
 		n := min(len(b), writeChunk)
 		if wt > 0 {
 			now := time.Now()
-			if dl.Before(now.Add(wt - wt/8)) {
-				*dl = now.Add(wt)
-				if err := w.SetWriteDeadline(*dl); err != nil {
+			if mono := now.Sub(monoBase); *dl < mono+wt-wt/8 {
+				*dl = mono + wt
+				if err := w.SetWriteDeadline(now.Add(wt)); err != nil {
 					return err
 				}
 			}
