@@ -23,8 +23,13 @@ const (
 	// lines and the blank line) the Reader accepts.
 	MaxHeaderBlock = 8 << 10
 
-	initialSize = 4 << 10 // first buffer
-	minRead     = 512     // compact rather than read into a shorter tail
+	// initialSize is the first buffer: 1 KiB holds a few small messages, so
+	// that the thousands of connections a server may have do not each hold
+	// more. A read that fills the buffer doubles it for the next (up to
+	// growReads), so a stream of pipelined messages soon reads many at once.
+	initialSize = 1 << 10
+	growReads   = 64 << 10
+	minRead     = 512 // compact rather than read into a shorter tail
 	// headerMargin is what the buffer may hold beyond the message limit.
 	headerMargin = MaxHeaderBlock + minRead
 
@@ -67,6 +72,7 @@ type Reader struct {
 	rerr        error
 	err         error // sticky: broken framing
 	tooLargeErr TooLargeError
+	full        bool // the last read filled the buffer: grow it for the next
 }
 
 // NewReader returns a Reader of frames of the given kind from rd. Frames over
@@ -145,7 +151,7 @@ func (r *Reader) Ready() bool {
 // nothing while bytes are buffered (Buffered() > 0).
 func (r *Reader) Release() {
 	if r.r == r.w && !r.pending {
-		r.buf, r.r, r.w, r.scan = nil, 0, 0, 0
+		r.buf, r.r, r.w, r.scan, r.full = nil, 0, 0, 0, false
 	}
 }
 
@@ -216,6 +222,7 @@ func (r *Reader) fill(want int) error {
 		r.w += n
 		if n > 0 {
 			r.rerr = err
+			r.full = r.w == len(r.buf) && len(r.buf) < growReads
 			return nil
 		}
 		if err != nil {
@@ -235,6 +242,10 @@ func (r *Reader) makeRoom(want int) {
 		r.buf = make([]byte, min(initialSize, r.limit))
 	}
 	need := min(max(want, r.w-r.r+minRead), r.limit)
+	if r.full { // more was waiting than the buffer took
+		r.full = false
+		need = min(max(need, 2*len(r.buf)), r.limit)
+	}
 	switch {
 	case r.r+need <= len(r.buf):
 	case need <= len(r.buf):
