@@ -70,8 +70,13 @@
 // connection. A TCP connection silent for a second gives its buffers and
 // frame reader back and waits on a goroutine of its own, which starts small,
 // so that an idle connection costs under 4 KiB, mostly that goroutine's
-// stack. The limits and what clients get are listed in the README;
-// SECURITY.md says what each defends against.
+// stack; one that is called again soon after, time after time, waits twice
+// as long each time, up to a minute. The idle spells take no timer of their
+// own: one goroutine per Server watches them all (sweep.go), so that their
+// cost does not grow with the connections. A busy connection's read buffer
+// starts at 1 KiB and grows while its reads fill it. The limits and what
+// clients get are listed in the README; SECURITY.md says what each defends
+// against.
 //
 // # WebSocket
 //
