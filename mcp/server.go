@@ -107,17 +107,7 @@ func (s *Server) AddTool(t *Tool) error {
 	if t.err != nil {
 		return t.err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.frozen:
-		return ErrFrozen
-	case s.toolIdx[t.Name] != nil:
-		return ErrDuplicate
-	}
-	s.tools = append(s.tools, t)
-	s.toolIdx[t.Name] = t
-	return nil
+	return add(s, &s.tools, s.toolIdx, t.Name, t)
 }
 
 // AddResource adds r (see AddTool for the errors).
@@ -125,17 +115,7 @@ func (s *Server) AddResource(r *Resource) error {
 	if r == nil || r.URI == "" || r.Name == "" || r.Read == nil {
 		return ErrNoName
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.frozen:
-		return ErrFrozen
-	case s.resIdx[r.URI] != nil:
-		return ErrDuplicate
-	}
-	s.resources = append(s.resources, r)
-	s.resIdx[r.URI] = r
-	return nil
+	return add(s, &s.resources, s.resIdx, r.URI, r)
 }
 
 // AddPrompt adds p (see AddTool for the errors).
@@ -143,16 +123,22 @@ func (s *Server) AddPrompt(p *Prompt) error {
 	if p == nil || p.Name == "" || p.Get == nil {
 		return ErrNoName
 	}
+	return add(s, &s.prompts, s.promptIdx, p.Name, p)
+}
+
+// add appends v to list and indexes it by key, unless the server is frozen
+// or key is taken.
+func add[T any](s *Server, list *[]*T, idx map[string]*T, key string, v *T) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.frozen:
 		return ErrFrozen
-	case s.promptIdx[p.Name] != nil:
+	case idx[key] != nil:
 		return ErrDuplicate
 	}
-	s.prompts = append(s.prompts, p)
-	s.promptIdx[p.Name] = p
+	*list = append(*list, v)
+	idx[key] = v
 	return nil
 }
 
