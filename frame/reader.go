@@ -23,11 +23,11 @@ const (
 	// lines and the blank line) the Reader accepts.
 	MaxHeaderBlock = 8 << 10
 
-	// initialSize is the first buffer: 1 KiB holds a few small messages, so
-	// that the thousands of connections a server may have do not each hold
-	// more. A read that fills the buffer doubles it for the next (up to
+	// initialSize is the first buffer: 512 bytes hold a few small messages,
+	// so that the thousands of connections a server may have do not each
+	// hold more. A read that fills the buffer doubles it for the next (up to
 	// growReads), so a stream of pipelined messages soon reads many at once.
-	initialSize = 1 << 10
+	initialSize = 512
 	growReads   = 64 << 10
 	minRead     = 512 // compact rather than read into a shorter tail
 	// headerMargin is what the buffer may hold beyond the message limit.

@@ -74,7 +74,7 @@
 // as long each time, up to a minute. The idle spells take no timer of their
 // own: one goroutine per Server watches them all (sweep.go), so that their
 // cost does not grow with the connections. A busy connection's read buffer
-// starts at 1 KiB and grows while its reads fill it. The limits and what
+// starts at 512 bytes and grows while its reads fill it. The limits and what
 // clients get are listed in the README; SECURITY.md says what each defends
 // against.
 //
