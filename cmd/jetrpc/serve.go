@@ -25,6 +25,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/pool"
 )
 
 // shutdownGrace is how long a shutdown waits for calls in flight before it
@@ -59,6 +60,8 @@ type serveConfig struct {
 type limitFlags struct {
 	maxDepth     int
 	maxBatchResp int
+	batchFanOut  int
+	idleWorkers  int
 	maxInFlight  int
 	maxPending   int
 	callTimeout  time.Duration
@@ -72,6 +75,10 @@ func (l *limitFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.maxDepth, "max-depth", decode.DefaultMaxDepth, "deepest nesting of a message")
 	fs.IntVar(&l.maxBatchResp, "max-batch-response", dispatch.DefaultMaxBatchResponse,
 		"most `BYTES` of the responses of one batch; calls over it get -32000")
+	fs.IntVar(&l.batchFanOut, "batch-fanout", dispatch.DefaultBatchFanOut,
+		"most members of one batch running on workers at once")
+	fs.IntVar(&l.idleWorkers, "idle-workers", pool.DefaultKeep,
+		"idle worker goroutines kept for 10 s; more idle ones exit after 100 ms (0: none)")
 	fs.IntVar(&l.maxInFlight, "max-inflight", netserver.DefaultMaxInFlight,
 		"most calls of one TCP/stdio connection running at once")
 	fs.IntVar(&l.maxPending, "max-pending", netserver.DefaultMaxPending,
@@ -91,10 +98,14 @@ func (l *limitFlags) check() error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"max-depth", l.maxDepth}, {"max-batch-response", l.maxBatchResp}, {"max-inflight", l.maxInFlight}, {"max-pending", l.maxPending}} {
+	}{{"max-depth", l.maxDepth}, {"max-batch-response", l.maxBatchResp}, {"batch-fanout", l.batchFanOut},
+		{"max-inflight", l.maxInFlight}, {"max-pending", l.maxPending}} {
 		if c.v < 1 {
 			return fmt.Errorf("--%s %d: must be at least 1", c.name, c.v)
 		}
+	}
+	if l.idleWorkers < 0 {
+		return fmt.Errorf("--idle-workers %d: must not be negative (0: none)", l.idleWorkers)
 	}
 	for _, c := range []struct {
 		name string
@@ -110,6 +121,10 @@ func (l *limitFlags) check() error {
 // engineOptions returns the engine's options for these flags.
 func (l *limitFlags) engineOptions(o dispatch.Options) *dispatch.Options {
 	o.MaxDepth, o.MaxBatchResponse, o.CallTimeout = l.maxDepth, l.maxBatchResp, l.callTimeout
+	o.BatchFanOut, o.IdleWorkers = l.batchFanOut, l.idleWorkers
+	if l.idleWorkers == 0 {
+		o.IdleWorkers = -1 // none (0 is the default in Options)
+	}
 	return &o
 }
 

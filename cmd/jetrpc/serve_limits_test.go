@@ -26,7 +26,8 @@ func TestServeLimitFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	eo, so := cfg.limits.engineOptions(dispatch.Options{}), cfg.limits.serverOptions(netserver.Options{})
-	if eo.MaxDepth != 1000 || eo.MaxBatchResponse != 16<<20 || eo.CallTimeout != 0 {
+	if eo.MaxDepth != 1000 || eo.MaxBatchResponse != 16<<20 || eo.CallTimeout != 0 || eo.BatchFanOut != 256 ||
+		eo.IdleWorkers != 16 {
 		t.Errorf("default engine options %+v", eo)
 	}
 	if so.MaxInFlight != 256 || so.MaxPending != 4<<20 || so.ReadTimeout != 30*time.Second ||
@@ -35,12 +36,14 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 
 	cfg, _, err = parse("--call-timeout", "250ms", "--read-timeout", "0", "--idle-timeout", "1h", "--write-timeout", "0s",
-		"--max-inflight", "8", "--max-pending", "65536", "--max-depth", "64", "--max-batch-response", "1048576")
+		"--max-inflight", "8", "--max-pending", "65536", "--max-depth", "64", "--max-batch-response", "1048576",
+		"--batch-fanout", "16", "--idle-workers", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	eo, so = cfg.limits.engineOptions(dispatch.Options{}), cfg.limits.serverOptions(netserver.Options{})
-	if eo.MaxDepth != 64 || eo.MaxBatchResponse != 1<<20 || eo.CallTimeout != 250*time.Millisecond {
+	if eo.MaxDepth != 64 || eo.MaxBatchResponse != 1<<20 || eo.CallTimeout != 250*time.Millisecond || eo.BatchFanOut != 16 ||
+		eo.IdleWorkers != -1 {
 		t.Errorf("engine options %+v", eo)
 	}
 	if so.MaxInFlight != 8 || so.MaxPending != 65536 || so.ReadTimeout >= 0 || so.IdleTimeout != time.Hour || so.WriteTimeout >= 0 {
@@ -64,6 +67,8 @@ func TestServeLimitFlags(t *testing.T) {
 	bad("--max-pending -1: must be at least 1", "--max-pending", "-1")
 	bad("--max-depth 0: must be at least 1", "--max-depth", "0")
 	bad("--max-batch-response 0: must be at least 1", "--max-batch-response", "0")
+	bad("--batch-fanout 0: must be at least 1", "--batch-fanout", "0")
+	bad("--idle-workers -1: must not be negative (0: none)", "--idle-workers", "-1")
 	bad(`invalid value "big" for flag -max-inflight`, "--max-inflight", "big")
 }
 
