@@ -8,8 +8,14 @@
 // notification, result, error response, batch or invalid request, following the project's
 // PROTOCOL.md. In steady state a Parser allocates nothing.
 //
+// A batch's members are kept compact, about 52 bytes each (offsets into the input), so that its
+// working memory stays below the size of its text: [Parser.BatchLen], [Parser.BatchKind],
+// [Parser.BatchMethod] and [Parser.BatchMember] read them one at a time; [Parser.Batch] builds a
+// slice of Messages (152 bytes each) on its first call.
+//
 // Parse returns a [*SyntaxError] (wrapping [ErrSyntax], [ErrUTF8], [ErrTruncated] or [ErrDepth])
-// when the bytes are not a JSON value; the engine answers -32700. Valid JSON that is not a valid
+// when the bytes are not a JSON value, or nest deeper than the limit; the engine answers -32700
+// (with error.data naming the limit for [ErrDepth]). Valid JSON that is not a valid
 // message is a [Message] with Kind [Invalid] and a [Reason]; the engine answers -32600.
 //
 // The helpers [Iter], [KeyEquals], [AppendUnquote], [ParseInt], [ParseFloat] and [SkipValue] let
