@@ -44,3 +44,21 @@ func TestBufferGrows(t *testing.T) {
 	f(4*len(line), initialSize, initialSize)
 	f(1<<20, growReads, growReads)
 }
+
+// TestSetInitialSize: the first buffer is at least the size asked for, and
+// again after Release; Reset forgets it.
+func TestSetInitialSize(t *testing.T) {
+	in := strings.Repeat(`{"a":1}`+"\n", 3)
+	fr := NewReader(strings.NewReader(in), NDJSON, 0)
+	fr.SetInitialSize(4096)
+	if _, err := fr.Next(); err != nil || fr.bufCap() != 4096 {
+		t.Fatalf("first buffer %d (%v), want 4096", fr.bufCap(), err)
+	}
+	fr.Next()
+	fr.Next()
+	fr.Release()
+	fr.Reset(strings.NewReader(in), NDJSON, 0)
+	if _, err := fr.Next(); err != nil || fr.bufCap() != initialSize {
+		t.Fatalf("after Reset: buffer %d (%v), want %d", fr.bufCap(), err, initialSize)
+	}
+}

@@ -73,6 +73,7 @@ type Reader struct {
 	err         error // sticky: broken framing
 	tooLargeErr TooLargeError
 	full        bool // the last read filled the buffer: grow it for the next
+	first       int  // size of the first buffer, when more than initialSize
 }
 
 // NewReader returns a Reader of frames of the given kind from rd. Frames over
@@ -145,6 +146,13 @@ func (r *Reader) Ready() bool {
 	r.pending, r.pendFrame, r.pendErr, r.pendFrom = true, frame, err, from
 	return true
 }
+
+// SetInitialSize makes the buffers r allocates when it has none (at first,
+// after Release) at least n bytes; Reset forgets it. A Reader of one
+// stream of large frames, or of a peer that writes a large frame in one
+// synchronous write (an io.Pipe) and reads only once it is written, reads
+// more of it at once.
+func (r *Reader) SetInitialSize(n int) { r.first = n }
 
 // Release drops the Reader's buffer, so that an idle stream holds no buffer
 // memory; the next call to Next allocates a small one again. Release does
@@ -239,7 +247,7 @@ func (r *Reader) makeRoom(want int) {
 		r.r, r.w = 0, 0
 	}
 	if r.buf == nil {
-		r.buf = make([]byte, min(initialSize, r.limit))
+		r.buf = make([]byte, min(max(initialSize, r.first), r.limit))
 	}
 	need := min(max(want, r.w-r.r+minRead), r.limit)
 	if r.full { // more was waiting than the buffer took

@@ -66,6 +66,13 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 		src = &c.rd
 	}
 	c.fr = getReader(src, s.framing, s.maxMessage)
+	if nc == nil {
+		// One stream: memory is no concern, and a peer that writes a
+		// large message in one synchronous write (an io.Pipe) must not
+		// find the answer to an earlier one (or the error for this one)
+		// waiting for it to read while the reader waits for the rest.
+		c.fr.SetInitialSize(stdioBuffer)
+	}
 	c.kind = s.framing
 	return c
 }
@@ -94,6 +101,10 @@ func (c *conn) buffered() int {
 
 func (c *conn) begin(b []byte) ([]byte, int)  { return frame.BeginFrame(b, c.kind) }
 func (c *conn) end(b []byte, mark int) []byte { return frame.EndFrame(b, c.kind, mark) }
+
+// stdioBuffer is the first read buffer of a stdio connection, as large as
+// TCP connections' was before they began at 512 bytes.
+const stdioBuffer = 4 << 10
 
 // errPark: the connection went idle and gave its buffers back; its reader
 // goes on in a new goroutine.
