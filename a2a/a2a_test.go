@@ -125,7 +125,7 @@ func TestErrorCodes(t *testing.T) {
 	// -32002: a completed task; -32004: 1.0 message to it
 	r := call(t, base, "", "message/send", `{"message":{"kind":"message","messageId":"m2","role":"user","parts":[{"kind":"text","text":"x"}]},"configuration":{"blocking":true}}`)
 	var task struct {
-		ID     string `json:"id"`
+		ID     string                 `json:"id"`
 		Status struct{ State string } `json:"status"`
 	}
 	json.Unmarshal(r.Result, &task)
