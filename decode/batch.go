@@ -44,40 +44,55 @@ type bmember struct {
 	meta   span
 }
 
-// classified takes the Kind, Reason, Seen and the presence of the ID that classify gave m.
-func (bm *bmember) classified(m *Message) {
+// classifyMember sets bm's Kind, Reason and Seen from env, as classify would a Message's, and
+// drops its id span when the id is not valid.
+func (p *Parser) classifyMember(bm *bmember, env *envelope) {
+	m := &p.cls
+	p.classify(m, env)
 	bm.kind, bm.reason = m.Kind, m.Reason
-	bm.seen = m.Seen | bm.seen&inScratch
+	bm.seen |= m.Seen
 	if m.ID == nil {
 		bm.id = span{}
 	}
+	m.ID = nil
 }
 
-// recordSpan records in bm where the known bmember k, just recorded in m, lies: its raw value
-// is data[vs:end].
-func (p *Parser) recordSpan(bm *bmember, m *Message, k Members, data []byte, vs, end int, vesc bool) {
-	v := span{uint32(vs), uint32(end)}
+// recordMember is record for a batch member: it notes the first occurrence of known member k,
+// whose raw value v begins at data[vs], in env and where it lies in bm. Keep in step with
+// record.
+func (p *Parser) recordMember(bm *bmember, env *envelope, k Members, v []byte, vs int, vesc bool) {
+	sp := span{uint32(vs), uint32(vs + len(v))}
 	switch k {
+	case HasJSONRPC:
+		env.version = string(v) == `"2.0"` || vesc && KeyEquals(v[1:len(v)-1], "2.0")
 	case HasMethod:
-		switch {
-		case data[vs] != '"': // not a string
-		case vesc:
-			n := uint32(len(p.scratch))
-			bm.method = span{n - uint32(len(m.Method)), n}
-			bm.seen |= inScratch
-		default:
-			bm.method = span{v.off + 1, v.end - 1}
+		if v[0] != '"' {
+			return
 		}
+		env.methodStr = true
+		if !vesc {
+			bm.method = span{sp.off + 1, sp.end - 1}
+			return
+		}
+		start := uint32(len(p.scratch))
+		p.scratch, _ = appendUnescaped(p.scratch, v[1:len(v)-1])
+		bm.method = span{start, uint32(len(p.scratch))}
+		bm.seen |= inScratch
 	case HasParams:
-		bm.params = v
+		bm.params = sp
+		env.paramsOK = v[0] == '{' || v[0] == '['
 	case HasID:
-		bm.id = v // dropped by classified when the id is not valid
+		b := v[0]
+		bm.id = sp // dropped by classify when the id is not valid
+		env.id = v
+		env.idOK = b == '"' || b == 'n' || b == '-' || b-'0' < 10
 	case HasResult:
-		bm.result = v
+		bm.result = sp
 	case HasError:
-		bm.error = v
+		bm.error = sp
+		env.errorObj = v[0] == '{'
 	case HasMeta:
-		bm.meta = v
+		bm.meta = sp
 	}
 }
 
@@ -89,17 +104,20 @@ type members struct {
 
 // add returns a new, zeroed bmember at the end of the table.
 func (t *members) add() *bmember {
-	c, i := t.n/chunkMembers, t.n%chunkMembers
-	if c == len(t.chunks) {
+	n := uint(t.n)
+	c := n / chunkMembers
+	if c == uint(len(t.chunks)) {
 		t.chunks = append(t.chunks, new([chunkMembers]bmember))
 	}
 	t.n++
-	bm := &t.chunks[c][i]
+	bm := &t.chunks[c][n%chunkMembers]
 	*bm = bmember{}
 	return bm
 }
 
-func (t *members) at(i int) *bmember { return &t.chunks[i/chunkMembers][i%chunkMembers] }
+func (t *members) at(i int) *bmember {
+	return &t.chunks[uint(i)/chunkMembers][uint(i)%chunkMembers]
+}
 
 // reset empties the table, letting go of the chunks past maxKeptChunks.
 func (t *members) reset() {
@@ -131,14 +149,14 @@ func (p *Parser) BatchLen() int {
 // BatchKind returns the Kind of bmember i (0 <= i < BatchLen()) of the last batch.
 func (p *Parser) BatchKind(i int) Kind { return p.members.at(i).kind }
 
-// BatchMethod returns the method name of member i (0 <= i < BatchLen()) of the last batch,
-// as BatchMember would set it.
-func (p *Parser) BatchMethod(i int) []byte {
+// BatchMethod returns the Kind and the method name of member i (0 <= i < BatchLen()) of the
+// last batch, as BatchMember would set them.
+func (p *Parser) BatchMethod(i int) (Kind, []byte) {
 	bm := p.members.at(i)
 	if bm.seen&inScratch != 0 {
-		return bm.method.of(p.scratch)
+		return bm.kind, bm.method.of(p.scratch)
 	}
-	return bm.method.of(p.data)
+	return bm.kind, bm.method.of(p.data)
 }
 
 // BatchMember sets *m to bmember i (0 <= i < BatchLen()) of the last batch: what Batch()[i]
@@ -150,15 +168,11 @@ func (p *Parser) BatchMember(i int, m *Message) {
 	if bm.seen&inScratch != 0 {
 		method = p.scratch
 	}
-	*m = Message{
-		Kind:   bm.kind,
-		Seen:   bm.seen &^ inScratch,
-		Reason: bm.reason,
-		Method: bm.method.of(method),
-		ID:     bm.id.of(data),
-		Params: bm.params.of(data),
-		Result: bm.result.of(data),
-		Error:  bm.error.of(data),
-		Meta:   bm.meta.of(data),
+	m.Kind, m.Seen, m.Reason = bm.kind, bm.seen&^inScratch, bm.reason
+	m.Method, m.ID, m.Params, m.Meta = bm.method.of(method), bm.id.of(data), bm.params.of(data), bm.meta.of(data)
+	if bm.kind == Call || bm.kind == Notification { // a request has neither (it would be Invalid)
+		m.Result, m.Error = nil, nil
+		return
 	}
+	m.Result, m.Error = bm.result.of(data), bm.error.of(data)
 }

@@ -27,8 +27,9 @@ func TestBatchMember(t *testing.T) {
 		for i := range want {
 			var got Message
 			p.BatchMember(i, &got)
-			if !reflect.DeepEqual(got, want[i]) || p.BatchKind(i) != want[i].Kind ||
-				!reflect.DeepEqual(p.BatchMethod(i), want[i].Method) {
+			kind, method := p.BatchMethod(i)
+			if !reflect.DeepEqual(got, want[i]) || p.BatchKind(i) != want[i].Kind || kind != want[i].Kind ||
+				!reflect.DeepEqual(method, want[i].Method) {
 				t.Fatalf("%q member %d: BatchMember %+v, Batch %+v", in, i, got, want[i])
 			}
 		}

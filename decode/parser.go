@@ -31,21 +31,24 @@ type Parser struct {
 	noCopy  noCopy
 	scan    scanner
 	msg     Message
-	members members   // the last batch's members, compact (batch.go)
-	tmp     Message   // a batch member being scanned
+	isBatch bool     // the last Parse returned Kind Batch
+	scratch []byte   // unescaped method names and unknown member names
+	keys    [][]byte // unknown member names of the envelopes being scanned
+	err     SyntaxError
+
+	// A batch's (batch.go).
+	members members   // the last batch's members, compact
+	cls     Message   // a member's classification (classifyMember)
+	bm      *bmember  // the member being scanned
 	batch   []Message // the last batch's members as Messages, once Batch was called
 	built   bool      // batch holds the last batch's members
-	isBatch bool      // the last Parse returned Kind Batch
 	data    []byte    // the last batch's input
-	scratch []byte    // unescaped method names and unknown member names
-	keys    [][]byte  // unknown member names of the envelopes being scanned
-	err     SyntaxError
 }
 
 // Reset drops all references to the last input and keeps the buffers' capacity, up to
 // what a batch of about a thousand members needs: a larger batch's tables are let go.
 func (p *Parser) Reset() {
-	p.msg, p.tmp = Message{}, Message{}
+	p.msg, p.cls = Message{}, Message{}
 	p.endBatch()
 	p.scratch = p.scratch[:0]
 	clear(p.keys)
@@ -86,7 +89,7 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	var c code
 	switch data[i] {
 	case '{':
-		i, c = p.object(data, i, 0, m, nil)
+		i, c = p.object(data, i, 0, m)
 	case '[':
 		i, c = p.array(data, i, m)
 	default:
@@ -101,8 +104,6 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	}
 	if m.Kind == Batch {
 		p.isBatch, p.data = true, data
-	} else if p.members.n > 0 {
-		p.members.reset() // [] or a batch over MaxBatch
 	}
 	return m, nil
 }
@@ -165,7 +166,9 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 			bm := p.members.add()
 			switch data[i] {
 			case '{':
-				i, c = p.object(data, i, 1, &p.tmp, bm)
+				p.bm = bm
+				i, c = p.object(data, i, 1, nil)
+				p.bm = nil
 			case '[':
 				i, c = s.composite(data, i, 1)
 				bm.reason = ReasonNestedBatch
@@ -189,6 +192,7 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 		case ']':
 			if n > maxBatch {
 				m.Reason = ReasonBatchLimit
+				p.members.reset()
 			} else {
 				m.Kind = Batch
 			}
@@ -210,9 +214,8 @@ type envelope struct {
 }
 
 // object scans the message object at data[i] (depth containers open around it), recording its
-// members in m and classifying it; for a batch member (bm not nil) it records them in bm too,
-// and m is scratch space.
-func (p *Parser) object(data []byte, i, depth int, m *Message, bm *bmember) (int, code) {
+// members in m and classifying it; for a batch member (p.bm set) in p.bm instead (m unused).
+func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 	s := &p.scan
 	if depth >= s.maxDepth {
 		return i, codeDepth
@@ -229,9 +232,10 @@ func (p *Parser) object(data []byte, i, depth int, m *Message, bm *bmember) (int
 		return i, codeTruncated
 	}
 	if data[i] == '}' {
-		p.classify(m, &env)
-		if bm != nil {
-			bm.classified(m)
+		if p.bm == nil {
+			p.classify(m, &env)
+		} else {
+			p.classifyMember(p.bm, &env)
 		}
 		return i + 1, codeOK
 	}
@@ -287,9 +291,10 @@ func (p *Parser) object(data []byte, i, depth int, m *Message, bm *bmember) (int
 				env.dup |= k
 			} else {
 				env.seen |= k
-				p.record(m, &env, k, data[vs:i:i], vesc)
-				if bm != nil {
-					p.recordSpan(bm, m, k, data, vs, i, vesc)
+				if p.bm == nil {
+					p.record(m, &env, k, data[vs:i:i], vesc)
+				} else {
+					p.recordMember(p.bm, &env, k, data[vs:i:i], vs, vesc)
 				}
 			}
 		}
@@ -307,9 +312,10 @@ func (p *Parser) object(data []byte, i, depth int, m *Message, bm *bmember) (int
 				env.dup |= dupUnknown
 			}
 			p.dropKeys(keys0)
-			p.classify(m, &env)
-			if bm != nil {
-				bm.classified(m)
+			if p.bm == nil {
+				p.classify(m, &env)
+			} else {
+				p.classifyMember(p.bm, &env)
 			}
 			return i + 1, codeOK
 		}
@@ -440,8 +446,6 @@ func (p *Parser) classify(m *Message, env *envelope) {
 	m.Seen = seen
 	if seen&HasID != 0 && env.dup&HasID == 0 && env.idOK {
 		m.ID = env.id
-	} else {
-		m.ID = nil
 	}
 	kind, reason := Invalid, ReasonNone
 	switch {

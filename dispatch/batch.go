@@ -37,12 +37,7 @@ import (
 func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size int) []byte {
 	n := len(s.mds)
 	dst = slices.Grow(dst, size/n*s.answered)
-	async := 0
-	for i, md := range s.mds {
-		if blocking(s.p.BatchKind(i), md) {
-			async++
-		}
-	}
+	async := s.async
 	s.asyncBytes.Store(0)
 	s.cc.Context, s.cc.inBatch = ctx, true
 	start := len(dst)
@@ -52,7 +47,7 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 	s.started = s.started[:0]
 	if async > 1 { // start the members that may block, as many as there are slots
 		for i := range n {
-			if !blocking(s.p.BatchKind(i), s.mds[i]) {
+			if !blocking(s.kinds[i], s.mds[i]) {
 				continue
 			}
 			mb := s.slot(e)
@@ -71,7 +66,7 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 			next++
 			continue
 		}
-		kind, md := s.p.BatchKind(i), s.mds[i]
+		kind, md := s.kinds[i], s.mds[i]
 		quick := learnedQuick(kind, md)
 		if blocking(kind, md) && (async > 1 || slow) || slow && quick {
 			mb := s.slot(e)

@@ -24,20 +24,24 @@ const (
 // single call (and of the batch members run on the caller's goroutine), and
 // the batch's slots for the members run on workers.
 type state struct {
-	p        decode.Parser
-	cc       callCtx
-	cur      decode.Message // the batch member run on the caller's goroutine
-	mds      []*method      // each batch member's method (nil: none), looked up once
-	started  []int          // the batch members started before the others ran (batch.go)
-	answered int            // the batch members due an answer (calls, invalid members)
-	free     []*member      // slots not in use
-	slots    int            // slots made: at most Engine.fanOut
-	done     chan *member   // slots whose member ran (buffered: Engine.fanOut)
-	scratch  []byte
+	cc      callCtx
+	p       decode.Parser
+	scratch []byte
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
 
 	emit func([]byte) // ProcessStream: where each member's response goes
+
+	// A batch's.
+	cur      decode.Message // the member run on the caller's goroutine
+	mds      []*method      // each member's method (nil: none), looked up once
+	kinds    []decode.Kind  // and its Kind
+	started  []int          // the members started before the others ran (batch.go)
+	answered int            // the members due an answer (calls, invalid members)
+	async    int            // the members that may block (blocking)
+	free     []*member      // slots not in use
+	slots    int            // slots made: at most Engine.fanOut
+	done     chan *member   // slots whose member ran (buffered: Engine.fanOut)
 }
 
 // member is a batch slot: one member's work on a worker. A batch has at most
@@ -93,16 +97,10 @@ func (e *Engine) getState() *state { return e.states.Get().(*state) }
 
 func (e *Engine) putState(s *state) {
 	s.cc.Context, s.emit = nil, nil
-	if s.p.BatchLen() > 0 {
+	if s.p.BatchLen() > maxKeptMethods { // let go of a large batch's input and tables
 		s.cur = decode.Message{}
-		s.cc.inBatch = false
-		s.p.Reset() // lets go of the input and of a large batch's table
-		if cap(s.mds) > maxKeptMethods {
-			s.mds = nil
-		}
-		if cap(s.started) > maxKeptMethods {
-			s.started = nil
-		}
+		s.p.Reset()
+		s.mds, s.kinds, s.started = nil, nil, nil
 	}
 	if cap(s.scratch) > maxKeptBuffer {
 		s.scratch = nil
@@ -115,24 +113,27 @@ func (e *Engine) putState(s *state) {
 func (e *Engine) lookupBatch(s *state) Route {
 	n := s.p.BatchLen()
 	if cap(s.mds) < n {
-		s.mds = make([]*method, n)
+		s.mds, s.kinds = make([]*method, n), make([]decode.Kind, n)
 	}
-	s.mds = s.mds[:n]
+	s.mds, s.kinds = s.mds[:n], s.kinds[:n]
 	route := RouteInline
-	s.answered = 0
+	s.answered, s.async = 0, 0
 	for i := range s.mds {
-		kind := s.p.BatchKind(i)
+		kind, name := s.p.BatchMethod(i)
 		var md *method
 		switch kind {
 		case decode.Call:
 			s.answered++
 			fallthrough
 		case decode.Notification:
-			md = e.table.lookup(s.p.BatchMethod(i))
+			md = e.table.lookup(name)
+			if blocking(kind, md) {
+				s.async++
+			}
 		case decode.Invalid:
 			s.answered++
 		}
-		s.mds[i] = md
+		s.mds[i], s.kinds[i] = md, kind
 		switch routeOf(kind, md) {
 		case RouteWorker:
 			if route == RouteInline {

@@ -49,7 +49,7 @@ func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) i
 	b := pool.GetBuffer()
 	running := 0
 	for i, md := range s.mds {
-		if blocking(s.p.BatchKind(i), md) {
+		if blocking(s.kinds[i], md) {
 			mb := s.slot(e)
 			if mb == nil { // fanOut running: wait for one
 				mb = <-s.done
