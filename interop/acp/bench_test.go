@@ -7,7 +7,10 @@ package interop
 // agent_message_chunk, then a tool_call and its tool_call_update: 10,002
 // session/update notifications a turn) and counts the lines until the
 // prompt's answer. While a turn runs, the agent's resident memory is sampled
-// from /proc every millisecond; its CPU time comes from /proc/PID/stat.
+// from /proc every millisecond, all of it (RSS) and its anonymous part
+// (anon: heap and stacks, without the pages of the binary, which for
+// jetrpc's 40 MB binary are most of its RSS); its CPU time comes from
+// /proc/PID/stat.
 //
 // "fast reader": the driver reads as fast as it can (throughput).
 // "paused reader": the driver does not read for the first 300 ms of each
@@ -47,47 +50,54 @@ var agents = []agentUnderTest{
 func BenchmarkUpdates(b *testing.B) {
 	prompt := promptParams(words(burst))
 	for _, a := range agents {
-		for _, paused := range []bool{false, true} {
-			name := a.name + "/fast-reader"
-			if paused {
-				name = a.name + "/paused-reader"
+		b.Run("agent="+a.name, func(b *testing.B) {
+			for _, paused := range []bool{false, true} {
+				name := "reader=fast"
+				if paused {
+					name = "reader=paused"
+				}
+				b.Run(name, func(b *testing.B) { benchTurns(b, a, prompt, paused) })
 			}
-			b.Run(name, func(b *testing.B) {
-				p := startAgent(b, a.bin(), a.args...)
-				d := &driver{t: b, w: p.stdin, r: bufio.NewReaderSize(p.stdout, 1<<20)}
-				d.call("initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, 0)
-				sid := d.sessionID(d.call("session/new", `{"cwd":"/","mcpServers":[]}`, 0))
-				params := strings.Replace(prompt, "SID", sid, 1)
-				pid := p.cmd.Process.Pid
-				idle := rss(pid)
-				cpu0 := cpuTime(pid)
-				peak := startSampler(pid)
-				var busy time.Duration
-				b.ResetTimer()
-				for b.Loop() {
-					t0 := time.Now()
-					var pause time.Duration
-					if paused {
-						pause = 300 * time.Millisecond
-					}
-					if n := d.callPaused("session/prompt", params, pause); n != burst+2 {
-						b.Fatalf("%d updates, want %d", n, burst+2)
-					}
-					busy += time.Since(t0) - pause
-				}
-				b.StopTimer()
-				top := peak()
-				cpu := cpuTime(pid) - cpu0
-				updates := float64(b.N) * (burst + 2)
-				if !paused {
-					b.ReportMetric(updates/busy.Seconds(), "updates/s")
-				}
-				b.ReportMetric(float64(cpu.Nanoseconds())/updates, "agent-cpu-ns/update")
-				b.ReportMetric(float64(idle)/(1<<20), "idle-RSS-MiB")
-				b.ReportMetric(float64(top)/(1<<20), "peak-RSS-MiB")
-			})
-		}
+		})
 	}
+}
+
+// benchTurns runs b.N turns of prompt on a fresh agent a.
+func benchTurns(b *testing.B, a agentUnderTest, prompt string, paused bool) {
+	p := startAgent(b, a.bin(), a.args...)
+	d := &driver{t: b, w: p.stdin, r: bufio.NewReaderSize(p.stdout, 1<<20)}
+	d.call("initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, 0)
+	sid := d.sessionID(d.call("session/new", `{"cwd":"/","mcpServers":[]}`, 0))
+	params := strings.Replace(prompt, "SID", sid, 1)
+	pid := p.cmd.Process.Pid
+	idle := memOf(pid)
+	cpu0 := cpuTime(pid)
+	peak := startSampler(pid)
+	var busy time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		var pause time.Duration
+		if paused {
+			pause = 300 * time.Millisecond
+		}
+		if n := d.callPaused("session/prompt", params, pause); n != burst+2 {
+			b.Fatalf("%d updates, want %d", n, burst+2)
+		}
+		busy += time.Since(t0) - pause
+	}
+	b.StopTimer()
+	top := peak()
+	cpu := cpuTime(pid) - cpu0
+	updates := float64(b.N) * (burst + 2)
+	if !paused {
+		b.ReportMetric(updates/busy.Seconds(), "updates/s")
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/updates, "agent-cpu-ns/update")
+	b.ReportMetric(float64(idle.rss)/(1<<20), "idle-RSS-MiB")
+	b.ReportMetric(float64(top.rss)/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(float64(idle.anon)/(1<<20), "idle-anon-MiB")
+	b.ReportMetric(float64(top.anon)/(1<<20), "peak-anon-MiB")
 }
 
 // BenchmarkSDKClient: acp-go-sdk's client receiving a 10,000-update turn
@@ -98,7 +108,7 @@ func BenchmarkUpdates(b *testing.B) {
 func BenchmarkSDKClient(b *testing.B) {
 	prompt := words(burst)
 	for _, a := range agents {
-		b.Run(a.name, func(b *testing.B) {
+		b.Run("agent="+a.name, func(b *testing.B) {
 			var received, closed atomic.Int64
 			for b.Loop() {
 				p := startAgent(b, a.bin(), a.args...)
@@ -220,34 +230,48 @@ func words(n int) string {
 	return b.String()
 }
 
-// rss returns the resident memory of process pid in bytes (0 if unknown).
-func rss(pid int) int64 {
+// mem is a process's resident memory in bytes: all of it (VmRSS) and its
+// anonymous part (RssAnon: heap, stacks; not the pages of its binary).
+type mem struct{ rss, anon int64 }
+
+// memOf reads process pid's mem from /proc (zeros if unknown).
+func memOf(pid int) mem {
+	var m mem
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0
+		return m
 	}
 	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
-			return kb << 10
+		k, rest, _ := strings.Cut(line, ":")
+		var dst *int64
+		switch k {
+		case "VmRSS":
+			dst = &m.rss
+		case "RssAnon":
+			dst = &m.anon
+		default:
+			continue
+		}
+		if f := strings.Fields(rest); len(f) > 0 {
+			kb, _ := strconv.ParseInt(f[0], 10, 64)
+			*dst = kb << 10
 		}
 	}
-	return 0
+	return m
 }
 
-// startSampler samples rss(pid) every millisecond until the returned
-// function is called, which returns the largest value seen.
-func startSampler(pid int) func() int64 {
-	var peak atomic.Int64
+// startSampler samples memOf(pid) every millisecond until the returned
+// function is called, which returns the largest values seen.
+func startSampler(pid int) func() mem {
+	var top mem
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(time.Millisecond)
 		defer t.Stop()
 		for {
-			if v := rss(pid); v > peak.Load() {
-				peak.Store(v)
-			}
+			m := memOf(pid)
+			top.rss, top.anon = max(top.rss, m.rss), max(top.anon, m.anon)
 			select {
 			case <-stop:
 				return
@@ -255,10 +279,10 @@ func startSampler(pid int) func() int64 {
 			}
 		}
 	})
-	return func() int64 {
+	return func() mem {
 		close(stop)
 		wg.Wait()
-		return peak.Load()
+		return top
 	}
 }
 
