@@ -154,6 +154,9 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	if string(decoded) != string(body) {
 		return mismatch("Mcp-Name header value '" + string(name) + "' does not match body value '" + string(body) + "'")
 	}
+	if string(m.Method) == "tools/call" && !h.checkParams(ctx, m.ID, body, rp.arguments) {
+		return false
+	}
 	c.modern, c.version = true, Modern
 	return h.ready(c)
 }

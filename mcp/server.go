@@ -99,13 +99,17 @@ func (s *Server) Engine() *dispatch.Engine { return s.e }
 func (s *Server) Close() { s.e.Close() }
 
 // AddTool adds t. It fails for a tool without a name or handler, a name
-// added before, a tool whose schema could not be made, or once serving.
+// added before, a tool whose schema could not be made or has an invalid
+// x-mcp-header mark (see Tool.InputSchema), or once serving.
 func (s *Server) AddTool(t *Tool) error {
 	if t == nil || t.Name == "" || t.serve == nil {
 		return ErrNoName
 	}
 	if t.err != nil {
 		return t.err
+	}
+	if err := t.readHeaders(); err != nil {
+		return err
 	}
 	return add(s, &s.tools, s.toolIdx, t.Name, t)
 }

@@ -19,7 +19,14 @@ type Tool struct {
 	Description string
 	// InputSchema and OutputSchema are the tool's JSON Schemas, derived
 	// from the Go types by NewTool and NewStructuredTool; set them to
-	// describe the types by hand.
+	// describe the types by hand. A property of InputSchema reached from
+	// the root through "properties" alone may carry "x-mcp-header": NAME
+	// (2026-07-28): clients mirror that argument into the HTTP header
+	// Mcp-Param-NAME, and HTTPHandler rejects a call whose header is
+	// missing or does not match. A struct field tagged `mcpheader:"NAME"`
+	// writes it into a derived schema. AddTool checks the marks (a string,
+	// integer or boolean property; NAME an HTTP token, unique regardless
+	// of case).
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Annotations  *ToolAnnotations
@@ -30,8 +37,9 @@ type Tool struct {
 	// stream, after it returned, and it cannot call the client.
 	Inline bool
 
-	serve func(c *call, args, dst []byte) ([]byte, error) // appends the CallToolResult
-	err   error                                           // from the constructor
+	serve   func(c *call, args, dst []byte) ([]byte, error) // appends the CallToolResult
+	err     error                                           // from the constructor
+	headers []paramHeader                                   // the x-mcp-header marks, from AddTool
 }
 
 // ToolAnnotations are hints about a tool's behaviour (all optional).
@@ -70,7 +78,7 @@ func ErrorResult(text string) *Result {
 // JSON-RPC error.
 func NewTool[In any](name, description string, fn func(ctx context.Context, in In) (*Result, error)) *Tool {
 	t := &Tool{Name: name, Description: description}
-	t.InputSchema, t.err = objectSchema(reflect.TypeFor[In]())
+	t.InputSchema, t.err = inputSchema(reflect.TypeFor[In]())
 	h := dispatch.Typed(func(ctx context.Context, in In) (struct{}, error) {
 		c := ctx.(*call)
 		c.ran = true
@@ -100,7 +108,7 @@ func NewTool[In any](name, description string, fn func(ctx context.Context, in I
 // type: a struct or a map); see NewTool for the rest.
 func NewStructuredTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) *Tool {
 	t := &Tool{Name: name, Description: description}
-	t.InputSchema, t.err = objectSchema(reflect.TypeFor[In]())
+	t.InputSchema, t.err = inputSchema(reflect.TypeFor[In]())
 	if t.err == nil {
 		t.OutputSchema, t.err = objectSchema(reflect.TypeFor[Out]())
 	}

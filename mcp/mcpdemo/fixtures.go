@@ -92,6 +92,7 @@ func RegisterConformance(s *mcp.Server) error {
 		mcp.NewTool("test_elicitation_sep1330_enums", "Elicits a form with every kind of enum (SEP-1330).", elicit(elicitEnumsSchema)),
 		mcp.NewTool("test_reconnection", "Closes its event stream's connection, then answers on the resumed stream (SEP-1699).", toolReconnection),
 		schema2020(),
+		headerTool(),
 	}
 	for _, t := range tools {
 		if err := s.AddTool(t); err != nil {
