@@ -125,19 +125,30 @@ func hasTags(t reflect.Type, seen map[reflect.Type]bool) bool {
 }
 
 // addMark appends object schema with "x-mcp-header":name added to the
-// property at path (copied member by member otherwise).
+// property at path (copied member by member otherwise). A marked
+// integer's bounds are narrowed to the safe integers, as SEP-2243 asks
+// (openrpc writes an int64's).
 func addMark(dst, schema []byte, path []string, name string) []byte {
 	var it decode.Iter
 	it.Reset(schema)
 	dst = append(dst, '{')
 	n := 0
+	integer := len(path) == 0 && propType(schema) == "integer"
+	var bounds [2]bool // minimum, maximum seen
 	for it.Next() {
 		if n++; n > 1 {
 			dst = append(dst, ',')
 		}
 		k, v := it.Key(), it.Value()
 		dst = append(append(append(dst, '"'), k...), `":`...)
-		if len(path) == 0 || !decode.KeyEquals(k, "properties") {
+		switch {
+		case integer && decode.KeyEquals(k, "minimum"):
+			dst, bounds[0] = appendBound(dst, v, false), true
+			continue
+		case integer && decode.KeyEquals(k, "maximum"):
+			dst, bounds[1] = appendBound(dst, v, true), true
+			continue
+		case len(path) == 0 || !decode.KeyEquals(k, "properties"):
 			dst = append(dst, v...)
 			continue
 		}
@@ -163,8 +174,29 @@ func addMark(dst, schema []byte, path []string, name string) []byte {
 			dst = append(dst, ',')
 		}
 		dst = encode.AppendString(append(dst, `"`+headerMark+`":`...), name)
+		if integer && !bounds[0] {
+			dst = appendBound(append(dst, `,"minimum":`...), nil, false)
+		}
+		if integer && !bounds[1] {
+			dst = appendBound(append(dst, `,"maximum":`...), nil, true)
+		}
 	}
 	return append(dst, '}')
+}
+
+// appendBound appends the bound v (nil: none) of an integer, kept within
+// the safe integers.
+func appendBound(dst, v []byte, upper bool) []byte {
+	f, err := strconv.ParseFloat(string(v), 64)
+	switch {
+	case err != nil && upper, upper && f > maxSafeInt:
+		f = maxSafeInt
+	case err != nil, !upper && f < -maxSafeInt:
+		f = -maxSafeInt
+	default:
+		return append(dst, v...)
+	}
+	return strconv.AppendInt(dst, int64(f), 10)
 }
 
 // paramHeaders reads the x-mcp-header marks of a tool's input schema and
@@ -390,7 +422,11 @@ func matchParam(hd *fasthttp.RequestHeader, p *paramHeader, args []byte) string 
 		return "the " + p.header + " header is not a valid value (visible ASCII, or =?base64?...?= of UTF-8 text)"
 	}
 	if !sameValue(got, body) {
-		return p.header + " header value '" + string(vals[0]) + "' does not match body value " + string(body)
+		shown := body
+		if s, err := decode.AppendUnquote(nil, body); err == nil {
+			shown = s
+		}
+		return p.header + " header value '" + string(vals[0]) + "' does not match body value '" + string(shown) + "'"
 	}
 	return ""
 }
