@@ -46,6 +46,8 @@ type call struct {
 	result  *Result // a tool's result, on its way out
 	scratch []byte
 
+	meta callMeta // what a Modern request's _meta declares (stateless.go)
+
 	mu        sync.Mutex
 	done      chan struct{} // made by Done
 	cancelled bool

@@ -317,7 +317,7 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 // answers the errors itself and then returns false.
 func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams) bool {
 	hv := ctx.Request.Header.Peek("Mcp-Protocol-Version")
-	if len(hv) > 0 && !isSupported(hv) {
+	if len(hv) > 0 && !isSupported(hv) && !rp.hasVersion { // with _meta's, routeModern compares them first
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
 		return false
 	}
@@ -382,7 +382,7 @@ func (h *HTTPHandler) blocking(m *decode.Message, rp *reqParams) bool {
 	case "tools/call":
 		t := h.srv.toolIdx[string(text(nil, rp.name, rp.nameEsc))]
 		return t != nil && !t.Inline
-	case "resources/read", "prompts/get":
+	case "resources/read", "prompts/get", methodListen:
 		return true
 	}
 	return false
@@ -487,6 +487,9 @@ func (h *HTTPHandler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
 	if st == nil {
 		ctx.Response.SwapBody(out)
 		ctx.Response.Header.SetContentType("application/json")
+		if c.http.status != 0 {
+			ctx.SetStatusCode(c.http.status)
+		}
 		return
 	}
 	ctx.Response.SwapBody(out[:0])
@@ -525,6 +528,7 @@ type httpCall struct {
 	resumable bool // its stream has ids and is stored
 	prime     bool // and begins with a priming event
 	opened    bool // initialize opened its session
+	status    int  // of a JSON answer, when not 200 (call.failed)
 	mode      uint8
 	st        *stream
 	gen       uint64 // st's first connection

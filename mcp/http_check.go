@@ -111,13 +111,13 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
 			[]byte(`"_meta[\"`+metaVersion+`\"] is required"`)))
 		return false
+	case len(hv) > 0 && string(hv) != string(rp.version): // before the version's support: the header must mirror _meta
+		return mismatch("MCP-Protocol-Version header value '" + string(hv) + "' does not match body value '" + string(rp.version) + "'")
 	case rp.versionBad || string(rp.version) != Modern:
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(rp.version))
 		return false
 	case len(hv) == 0:
 		return mismatch("the MCP-Protocol-Version header is required")
-	case string(hv) != string(rp.version):
-		return mismatch("MCP-Protocol-Version header value '" + string(hv) + "' does not match body value '" + string(rp.version) + "'")
 	case !rp.hasCaps:
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
 			[]byte(`"_meta[\"`+metaCaps+`\"] is required"`)))
@@ -129,7 +129,7 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 		return mismatch("the Mcp-Method header is required")
 	case string(method) != string(m.Method):
 		return mismatch("Mcp-Method header value '" + string(method) + "' does not match body value '" + string(m.Method) + "'")
-	case !knownMethod(m.Method):
+	case !modernMethod(m.Method):
 		httpRPCError(ctx, fasthttp.StatusNotFound, m.ID, dispatch.NewError(encode.CodeMethodNotFound, "Method not found", nil))
 		return false
 	}

@@ -237,7 +237,13 @@ func TestHTTPModern(t *testing.T) {
 	}
 	f("server/discover", h("server/discover", ""), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`, 200,
 		`"result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"test","version":"1"}}}`)
-	f("ping", h("ping", ""), `{"jsonrpc":"2.0","id":2,"method":"ping","params":{`+modernMeta+`}}`, 200, `"result":{"resultType":"complete"}`)
+	// 2026-07-28 removed the handshake, ping, logging/setLevel and resources/(un)subscribe:
+	// "If the server does not implement the requested RPC method, it MUST respond with
+	// 404 Not Found and a JSON-RPC error with code -32601" (basic/transports/streamable-http).
+	for _, m := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"} {
+		f(m, h(m, ""), `{"jsonrpc":"2.0","id":2,"method":"`+m+`","params":{"uri":"test://x",`+modernMeta+`}}`, 404, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,`)
+	}
+	f("tools/list", h("tools/list", ""), `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+modernMeta+`}}`, 200, `"result":{"resultType":"complete",`)
 	f("tools/call", h("tools/call", "echo"), call("hi"), 200, `"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}]}`)
 	f("a session id is ignored", hdr{"Mcp-Protocol-Version": mcp.Modern, "Mcp-Method": "tools/call", "Mcp-Name": "echo", "Mcp-Session-Id": "x.y"}, call("hi"), 200, `"text":"hi"`)
 	f("Mcp-Name base64", h("tools/call", "=?base64?ZWNobw==?="), call("hi"), 200, `"text":"hi"`)
@@ -246,9 +252,15 @@ func TestHTTPModern(t *testing.T) {
 	f("Mcp-Method mismatch", h("ping", "echo"), call("hi"), 400, `"code":-32020`)
 	f("Mcp-Method missing", hdr{"Mcp-Protocol-Version": mcp.Modern, "Mcp-Name": "echo"}, call("hi"), 400, `"code":-32020`)
 	f("header missing, _meta says 2026-07-28", hdr{"Mcp-Method": "tools/call", "Mcp-Name": "echo"}, call("hi"), 400, `"code":-32020`)
-	f("_meta missing", h("ping", ""), `{"jsonrpc":"2.0","id":2,"method":"ping"}`, 400, `"code":-32602`)
-	f("_meta of another version", h("ping", ""), `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, 400, `"code":-32022`)
-	f("capabilities missing", h("ping", ""), `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400, `"code":-32602`)
+	f("_meta missing", h("tools/list", ""), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 400, `"code":-32602`)
+	other := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	f("_meta of another version", hdr{"Mcp-Protocol-Version": "2030-01-01", "Mcp-Method": "tools/list"}, other, 400, `"code":-32022`)
+	// "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried
+	// in the request body's _meta": a disagreement is HeaderMismatch, whichever is unsupported.
+	f("_meta of another version than the header", h("tools/list", ""), other, 400, `"code":-32020`)
+	f("header of another version than _meta", hdr{"Mcp-Protocol-Version": "2030-01-01", "Mcp-Method": "tools/list"},
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+modernMeta+`}}`, 400, `"code":-32020`)
+	f("capabilities missing", h("tools/list", ""), `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400, `"code":-32602`)
 	f("unknown method", h("nope", ""), `{"jsonrpc":"2.0","id":2,"method":"nope","params":{`+modernMeta+`}}`, 404, `"code":-32601`)
 	f("a response", h("", ""), `{"jsonrpc":"2.0","id":2,"result":{}}`, 400, "")
 	res, _ := e.do("GET", hdr{"Mcp-Protocol-Version": mcp.Modern}, "")

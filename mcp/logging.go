@@ -57,7 +57,7 @@ func Log(ctx context.Context, level LogLevel, logger string, data any) error {
 	if c == nil {
 		return ErrNoStream
 	}
-	if c.sess != nil && level < c.sess.ext.logLevel() {
+	if !c.logs(level) {
 		return nil
 	}
 	raw, err := json.Marshal(data)

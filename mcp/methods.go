@@ -42,6 +42,7 @@ func (s *Server) register() {
 		}
 	}
 	s.registerExtra()
+	s.registerListen()
 }
 
 // knownMethod reports whether the server answers method (for the HTTP
@@ -63,13 +64,15 @@ func (s *Server) begin(ctx context.Context, params []byte, p *reqParams) (c *cal
 	p.parse(params)
 	s.freeze()
 	if c = callOf(ctx); c != nil {
-		return c, false, nil
+		return c, false, c.modernCheck(ctx, params)
 	}
 	c = s.getCall(ctx)
 	c.sess = sessionOf(ctx)
 	if p.hasVersion {
 		c.modern, c.version = true, Modern
-		err = checkModern(p)
+		if err = checkModern(p); err == nil {
+			err = c.modernCheck(ctx, params)
+		}
 	} else {
 		c.version = c.sess.versionOr(Latest)
 	}
@@ -102,8 +105,11 @@ func unsupportedVersion(requested []byte) error {
 
 func (s *Server) initialize(ctx context.Context, params, dst []byte) ([]byte, error) {
 	var p reqParams
-	c, own, _ := s.begin(ctx, params, &p)
+	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
+	if c.modern {
+		return dst, err // removed in 2026-07-28
+	}
 	v := negotiate(p.protoVer)
 	c.version, c.modern = v, false
 	if c.sess != nil {
@@ -181,7 +187,8 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
-	return t.serve(c, p.arguments, dst)
+	dst, err = t.serve(c, p.arguments, dst)
+	return dst, c.failed(err)
 }
 
 func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte, error) {
@@ -216,7 +223,7 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 	}
 	contents, err := read(c, uri)
 	if err != nil {
-		return dst, err
+		return dst, c.failed(err)
 	}
 	dst = resultStart(dst, c.modern)
 	if c.modern {
@@ -260,7 +267,7 @@ func (s *Server) promptsGet(ctx context.Context, params, dst []byte) ([]byte, er
 	}
 	res, err := pr.Get(c, args)
 	if err != nil {
-		return dst, err
+		return dst, c.failed(err)
 	}
 	if res == nil {
 		res = &PromptResult{}

@@ -55,6 +55,7 @@ type Server struct {
 	prompts   []*Prompt
 	promptIdx map[string]*Prompt
 	ext       serverExt // templates, completions, subscriptions (extra.go)
+	listen    listeners // subscriptions/listen streams (listen.go)
 
 	once  sync.Once
 	built built // the answers built once, when the server freezes
@@ -168,7 +169,7 @@ func (s *Server) build() {
 		b.prompts[i] = s.appendList(resultStart(nil, modern), "prompts", len(s.prompts), func(dst []byte, i int) []byte { return s.prompts[i].appendDesc(dst) })
 	}
 	d := append(resultStart(nil, true), `"supportedVersions":`+supportedJSON+`,"capabilities":`...)
-	d = append(d, b.caps...)
+	d = append(d, s.modernCaps(b.caps)...)
 	d = append(append(d, `,"_meta":{"io.modelcontextprotocol/serverInfo":`...), b.info...)
 	d = append(d, '}')
 	d = s.appendInstructions(d)

@@ -95,5 +95,5 @@ func (s *Server) ResourceUpdated(uri string) int {
 		}
 		n++
 	}
-	return n
+	return n + s.notifyListeners(0, uri, "notifications/resources/updated")
 }

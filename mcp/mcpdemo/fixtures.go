@@ -120,6 +120,9 @@ func RegisterConformance(s *mcp.Server) error {
 			return err
 		}
 	}
+	if err := registerStateless(s); err != nil {
+		return err
+	}
 	return errors.Join(s.EnableLogging(), s.SetCompleter(complete))
 }
 

@@ -1,0 +1,271 @@
+package mcp
+
+// NOTE: subscriptions/listen (2026-07-28), the one way change notifications
+// reach a client of that revision. The request stays open: its handler
+// registers a listener (the call, its id and the notification types it
+// asked for and the server honours), sends the acknowledgment, then waits
+// until the call ends: on HTTP its event stream's connection is lost, on
+// stdio the client sends notifications/cancelled for it, or the server
+// shuts down. ToolsChanged, PromptsChanged, ResourcesChanged and
+// ResourceUpdated send their notification, tagged with the subscription id
+// (the listen request's id), on the streams that asked for it: on HTTP as
+// events of the listen request's stream, on stdio on the connection. A
+// listener's lock orders the acknowledgment before everything else on it,
+// and keeps its call alive while a notification is on its way.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+const (
+	methodListen = "subscriptions/listen"
+	metaSubID    = "io.modelcontextprotocol/subscriptionId"
+)
+
+// The notification types of a listen filter.
+const (
+	wantTools uint8 = 1 << iota
+	wantPrompts
+	wantResources // the resource list
+)
+
+// listeners are the Server's open subscriptions/listen streams.
+type listeners struct {
+	listChanged bool // EnableListChanged
+
+	mu  sync.Mutex
+	set map[*listener]struct{}
+}
+
+// listener is one open subscriptions/listen request.
+type listener struct {
+	c    *call
+	id   []byte // the request's id, raw: the subscription id
+	want uint8
+	uris map[string]bool // resourceSubscriptions
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// EnableListChanged declares listChanged for the tools, prompts and
+// resources in 2026-07-28's server/discover capabilities: the server tells
+// subscriptions/listen streams that asked for it when one of those lists
+// changes (ToolsChanged, PromptsChanged, ResourcesChanged). The lists
+// themselves are fixed once serving; a deployment changes them with a new
+// Server (a new replica, a restart), whose predecessor calls these first.
+// Clients of the initialize-based revisions are not told. It fails once
+// serving.
+func (s *Server) EnableListChanged() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.frozen {
+		return ErrFrozen
+	}
+	s.listen.listChanged = true
+	return nil
+}
+
+// ToolsChanged sends notifications/tools/list_changed on every
+// subscriptions/listen stream that asked for it (once EnableListChanged);
+// it returns how many it reached.
+func (s *Server) ToolsChanged() int {
+	return s.notifyListeners(wantTools, "", "notifications/tools/list_changed")
+}
+
+// PromptsChanged is ToolsChanged for the prompts
+// (notifications/prompts/list_changed).
+func (s *Server) PromptsChanged() int {
+	return s.notifyListeners(wantPrompts, "", "notifications/prompts/list_changed")
+}
+
+// ResourcesChanged is ToolsChanged for the list of resources
+// (notifications/resources/list_changed).
+func (s *Server) ResourcesChanged() int {
+	return s.notifyListeners(wantResources, "", "notifications/resources/list_changed")
+}
+
+// notifyListeners sends method to the listeners that want it: those of
+// type want, or (want 0) those subscribed to uri.
+func (s *Server) notifyListeners(want uint8, uri, method string) int {
+	var ls []*listener
+	s.listen.mu.Lock()
+	for l := range s.listen.set {
+		if want != 0 && l.want&want != 0 || want == 0 && l.uris[uri] {
+			ls = append(ls, l)
+		}
+	}
+	s.listen.mu.Unlock()
+	var extra []byte
+	if want == 0 {
+		extra = encode.AppendString([]byte(`,"uri":`), uri)
+	}
+	n := 0
+	for _, l := range ls {
+		if l.send(method, extra) {
+			n++
+		}
+	}
+	return n
+}
+
+// send sends method with params {"_meta":{subscriptionId},extra...} on
+// the listener's stream, unless it has ended.
+func (l *listener) send(method string, extra []byte) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	b := getBuf()
+	defer putBuf(b)
+	b.B = append(append(append(b.B, `{"_meta":{"`+metaSubID+`":`...), l.id...), '}')
+	b.B = append(append(b.B, extra...), '}')
+	return l.c.notify(method, b.B) == nil
+}
+
+// listenFilter is subscriptions/listen's params.notifications.
+type listenFilter struct {
+	Tools     bool     `json:"toolsListChanged"`
+	Prompts   bool     `json:"promptsListChanged"`
+	Resources bool     `json:"resourcesListChanged"`
+	URIs      []string `json:"resourceSubscriptions"`
+}
+
+// honour returns the part of f the server agrees to, as a listener's
+// filter, and the acknowledgment's notifications object.
+func (s *Server) honour(f *listenFilter) (want uint8, uris map[string]bool, ack []byte) {
+	ack = []byte{'{'}
+	add := func(on bool, bit uint8, name string) {
+		if on {
+			want |= bit
+			ack = append(append(ack, `,"`...), name...)
+			ack = append(ack, `":true`...)
+		}
+	}
+	lc := s.listen.listChanged
+	add(f.Tools && lc && len(s.tools) > 0, wantTools, "toolsListChanged")
+	add(f.Prompts && lc && len(s.prompts) > 0, wantPrompts, "promptsListChanged")
+	add(f.Resources && lc && len(s.resources)+len(s.ext.templates) > 0, wantResources, "resourcesListChanged")
+	if len(f.URIs) > 0 && len(s.resources)+len(s.ext.templates) > 0 {
+		uris = map[string]bool{}
+		ack = append(ack, `,"resourceSubscriptions":[`...)
+		for i, u := range f.URIs {
+			if i > 0 {
+				ack = append(ack, ',')
+			}
+			uris[u] = true
+			ack = encode.AppendString(ack, u)
+		}
+		ack = append(ack, ']')
+	}
+	if len(ack) > 1 {
+		ack = append(ack[:1], ack[2:]...) // the first member's comma
+	}
+	return want, uris, append(ack, '}')
+}
+
+func (s *Server) registerListen() {
+	if err := s.e.RegisterMethod(dispatch.Method{Name: methodListen, Handler: dispatch.HandlerFunc(s.listenStream),
+		Summary: "MCP: a stream of the change notifications the client asks for (2026-07-28)"}); err != nil {
+		panic(err) // the name is fixed and valid
+	}
+}
+
+// listenStream serves subscriptions/listen: it answers only when the
+// subscription ends.
+func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, error) {
+	var p reqParams
+	c, own, err := s.begin(ctx, params, &p)
+	defer s.end(c, own)
+	switch {
+	case err != nil:
+		return dst, err
+	case !c.modern:
+		return dst, methodNotFound() // 2026-07-28 only: the others have resources/subscribe
+	}
+	var in struct {
+		Notifications *listenFilter `json:"notifications"`
+	}
+	if json.Unmarshal(params, &in) != nil || in.Notifications == nil {
+		return dst, invalidParams("subscriptions/listen needs a notifications filter (an object)")
+	}
+	id := dispatch.RequestID(ctx)
+	if len(id) == 0 {
+		return dst, nil // a notification: nobody to answer
+	}
+	l := &listener{c: c, id: append([]byte(nil), id...)}
+	var ack []byte
+	l.want, l.uris, ack = s.honour(in.Notifications)
+	c.setID(id)
+	if c.sess != nil { // stdio: notifications/cancelled ends it
+		c.sess.calls.add(c)
+		defer c.sess.calls.remove(c)
+	}
+	l.mu.Lock() // the acknowledgment goes first
+	s.listen.mu.Lock()
+	if s.listen.set == nil {
+		s.listen.set = map[*listener]struct{}{}
+	}
+	s.listen.set[l] = struct{}{}
+	s.listen.mu.Unlock()
+	b := append(append(append([]byte(`{"_meta":{"`+metaSubID+`":`), l.id...), `},"notifications":`...), ack...)
+	err = c.notify("notifications/subscriptions/acknowledged", append(b, '}'))
+	l.mu.Unlock()
+	if err == nil {
+		<-c.Done()
+	}
+	s.listen.mu.Lock()
+	delete(s.listen.set, l)
+	s.listen.mu.Unlock()
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	if err == nil {
+		err = c.Err()
+	}
+	return dst, err
+}
+
+// Listeners returns the number of open subscriptions/listen streams.
+func (s *Server) Listeners() int {
+	s.listen.mu.Lock()
+	defer s.listen.mu.Unlock()
+	return len(s.listen.set)
+}
+
+// modernCaps returns caps (the capabilities object) as 2026-07-28's
+// server/discover declares them: with listChanged in tools, prompts and
+// resources once EnableListChanged.
+func (s *Server) modernCaps(caps []byte) []byte {
+	var it decode.Iter
+	if !s.listen.listChanged || !it.Reset(caps) || !it.IsObject() {
+		return caps
+	}
+	out := []byte{'{'}
+	for it.Next() {
+		k, v := it.Key(), it.Value()
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, '"'), k...), `":`...)
+		listed := decode.KeyEquals(k, "tools") || decode.KeyEquals(k, "prompts") || decode.KeyEquals(k, "resources")
+		if !listed || len(v) < 2 || v[0] != '{' {
+			out = append(out, v...)
+			continue
+		}
+		out = append(out, `{"listChanged":true`...)
+		if rest := bytes.TrimSpace(v[1:]); rest[0] != '}' {
+			out = append(out, ',')
+		}
+		out = append(out, v[1:]...)
+	}
+	return append(out, '}')
+}
