@@ -19,9 +19,19 @@ import (
 // serve starts an echo agent with short timings on a loopback port.
 func serve(t *testing.T) string {
 	t.Helper()
-	s := a2a.New(a2ademo.Card(), a2ademo.Echo(&a2ademo.Timings{Submitted: 20 * time.Millisecond,
-		Working: 50 * time.Millisecond, Resubscribe: 400 * time.Millisecond}), &a2a.Options{
-		Push: a2a.NewPusher(&a2a.PusherOptions{Backoff: 10 * time.Millisecond})})
+	base, _ := serveWith(t, &a2a.Options{AllowPrivateWebhooks: true,
+		Push: a2a.NewPusher(&a2a.PusherOptions{Backoff: 10 * time.Millisecond, AllowPrivate: true})}, nil)
+	return base
+}
+
+// serveWith starts an echo agent with opts and tm (nil: short timings)
+// on a loopback port, until the test ends.
+func serveWith(t *testing.T, opts *a2a.Options, tm *a2ademo.Timings) (string, *a2a.Server) {
+	t.Helper()
+	if tm == nil {
+		tm = &a2ademo.Timings{Submitted: 20 * time.Millisecond, Working: 50 * time.Millisecond, Resubscribe: 400 * time.Millisecond}
+	}
+	s := a2a.New(a2ademo.Card(), a2ademo.Echo(tm), opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +51,7 @@ func serve(t *testing.T) string {
 		s.Close()
 		hs.Shutdown()
 	})
-	return "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), s
 }
 
 func post(t *testing.T, base, version, body string, hdr ...string) (*http.Response, []byte) {

@@ -119,11 +119,14 @@ func (s *Server) serveStream(ctx *fasthttp.RequestCtx, w Wire, p *streamPlan) {
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
 	ctx.SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer p.t.detach(p.sb)
+		if p.stop != nil {
+			defer p.stop()
+		}
 		var evs []stored
 		var line []byte
 		timer := time.NewTimer(keepAlive)
 		defer timer.Stop()
-		for {
+		for first := true; ; first = false {
 			evs = p.sb.take(evs[:0])
 			done := false
 			for i := range evs {
@@ -131,7 +134,13 @@ func (s *Server) serveStream(ctx *fasthttp.RequestCtx, w Wire, p *streamPlan) {
 				bw.Write(line)
 				done = done || evs[i].final
 			}
-			if len(evs) > 0 || done {
+			// the headers go at once even when no event is ready (a
+			// follow of another replica's task): fasthttp sends them with
+			// the first bytes, here a comment line
+			if first && len(evs) == 0 && !p.drain {
+				bw.WriteString(": open\n\n")
+			}
+			if len(evs) > 0 || done || first {
 				if bw.Flush() != nil || done {
 					return
 				}
@@ -151,6 +160,8 @@ func (s *Server) serveStream(ctx *fasthttp.RequestCtx, w Wire, p *streamPlan) {
 			timer.Reset(keepAlive)
 			select {
 			case <-p.sb.wake:
+			case <-p.done: // the follow ended: what it queued, then the end
+				p.drain = true
 			case <-s.ctx.Done():
 				return
 			case <-timer.C:

@@ -8,7 +8,6 @@ package a2a
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -54,6 +53,11 @@ type streamPlan struct {
 	// drain: the task was terminal at attach; the stream ends with what
 	// is queued.
 	drain bool
+	// done is closed when nothing more is queued (following another
+	// replica's task: replica.go); stop ends that follow. Both nil for a
+	// task of this replica.
+	done <-chan struct{}
+	stop func()
 }
 
 func stateOf(ctx context.Context) *reqState {
@@ -211,7 +215,7 @@ func (s *Server) send(ctx context.Context, w Wire, p *sendParams, streaming bool
 	}
 	var t *task
 	if m.TaskID != "" {
-		if t, err = s.lookup(&m.TaskID); err != nil {
+		if t, err = s.lookupLocal(&m.TaskID, CodeUnsupportedOperation); err != nil {
 			return nil, err
 		}
 		if err = s.follow(w, t, &m); err != nil {
@@ -315,7 +319,7 @@ func (s *Server) get(w Wire, p *taskParams) (raw, error) {
 }
 
 func (s *Server) cancel(w Wire, p *taskParams) (raw, error) {
-	t, err := s.lookup(p.ID)
+	t, err := s.lookupLocal(p.ID, CodeTaskNotCancelable)
 	if err != nil {
 		return nil, err
 	}
@@ -348,11 +352,20 @@ func (s *Server) subscribe(ctx context.Context, p *taskParams) (raw, error) {
 		return nil, Error(CodeUnsupportedOperation, "Task is in a terminal state ("+snap.Status.State.Name(V03)+"): nothing to subscribe to",
 			map[string]string{"taskId": snap.ID})
 	}
-	sb, drain, err := t.attachPlan(rs.hasLast, after)
+	var plan *streamPlan
+	if t.remote {
+		plan, err = s.subscribeRemote(t, !rs.hasLast, after)
+	} else {
+		var sb *sub
+		var drain bool
+		sb, drain, err = t.attachPlan(rs.hasLast, after)
+		plan = &streamPlan{t: t, sb: sb, drain: drain}
+	}
 	if err != nil {
 		return nil, err
 	}
-	rs.plan = &streamPlan{t: t, sb: sb, id: append([]byte(nil), dispatch.RequestID(ctx)...), drain: drain}
+	plan.id = append([]byte(nil), dispatch.RequestID(ctx)...)
+	rs.plan = plan
 	return raw("null"), nil
 }
 
@@ -446,9 +459,8 @@ func (s *Server) checkPush(w Wire, in *pushIn) (pushConfig, error) {
 	if in.URL == nil || *in.URL == "" {
 		return pushConfig{}, invalidParams("url", "required")
 	}
-	u, err := url.Parse(*in.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return pushConfig{}, invalidParams("url", "must be an absolute http or https URL")
+	if problem := checkWebhook(s.ctx, s.lookupHost, *in.URL, s.allowPrivate); problem != "" {
+		return pushConfig{}, invalidParams("url", problem)
 	}
 	pc := pushConfig{ID: in.ID, URL: *in.URL, Token: in.Token, wire: w}
 	if a := in.Authentication; a != nil {
@@ -471,7 +483,7 @@ func (s *Server) pushSet(w Wire, taskID *string, in *pushIn) (raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.lookup(taskID)
+	t, err := s.lookupLocal(taskID, CodeUnsupportedOperation)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +497,7 @@ func (s *Server) pushTask(taskID *string) (*task, error) {
 	if !s.card.PushNotifications {
 		return nil, Error(CodePushNotificationNotSupported, "", nil)
 	}
-	return s.lookup(taskID)
+	return s.lookupLocal(taskID, CodeUnsupportedOperation)
 }
 
 func (s *Server) pushGet(w Wire, taskID *string, id string) (raw, error) {

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -105,6 +106,14 @@ type PusherOptions struct {
 	// MaxQueue bounds the deliveries waiting for one webhook (default
 	// 1000); past it, the oldest is dropped.
 	MaxQueue int
+	// AllowPrivate lets deliveries connect to loopback, private,
+	// link-local, multicast and unspecified addresses. Without it, the
+	// Pusher checks the address of each connection as it dials (through
+	// redirects too), on a copy of Client whose transport (an
+	// *http.Transport, or nil for the default one) gets a guarding dialer
+	// and no proxy; a Client with another kind of transport is used as it
+	// is, and its guard is its own.
+	AllowPrivate bool
 }
 
 // Pusher delivers push notifications to webhooks.
@@ -128,13 +137,20 @@ type pushItem struct {
 }
 
 // NewPusher returns a Pusher (nil options: the defaults).
-func NewPusher(opts *PusherOptions) *Pusher {
+func NewPusher(opts *PusherOptions) *Pusher { return newPusher(opts, nil) }
+
+// newPusher is NewPusher with exempt, the addresses the guard lets
+// through (tests).
+func newPusher(opts *PusherOptions, exempt func(netip.AddrPort) bool) *Pusher {
 	p := &Pusher{queues: map[string]*pushQueue{}}
 	if opts != nil {
 		p.o = *opts
 	}
 	if p.o.Client == nil {
 		p.o.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if !p.o.AllowPrivate {
+		p.o.Client = guardedClient(p.o.Client, exempt)
 	}
 	if p.o.MaxAttempts <= 0 {
 		p.o.MaxAttempts = 5

@@ -32,14 +32,24 @@ var _ Executor = ExecutorFunc(nil)
 type Options struct {
 	// Events keeps the events of the tasks' streams (default: an
 	// mcp.MemoryStore of its own). Share one between replicas so that a
-	// subscription with Last-Event-ID resumes on any of them.
+	// subscription with Last-Event-ID resumes on any of them: a store that
+	// is also an mcp.SessionStore (mcp/natsstore's) keeps the tasks' states
+	// too, so that every replica answers GetTask and subscriptions for the
+	// tasks of the others, and one that is an mcp.StreamFollower streams
+	// their events live (replica.go).
 	Events mcp.EventStore
 	// MaxTasks bounds the tasks kept (default 10,000): past it, the
 	// terminal tasks idle longest are forgotten.
 	MaxTasks int
 	// Push delivers push notifications (default: a Pusher with its
-	// defaults).
+	// defaults, and AllowPrivateWebhooks).
 	Push *Pusher
+	// AllowPrivateWebhooks accepts push configs whose URL names or
+	// resolves to a loopback, private, link-local, multicast or
+	// unspecified address, refused by default (-32602) against SSRF
+	// (webhook.go). A Pusher of Options.Push checks its connections by its
+	// own PusherOptions.AllowPrivate.
+	AllowPrivateWebhooks bool
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
 	// Engine are the options of the two wires' engines (nil: defaults).
@@ -51,12 +61,17 @@ type Server struct {
 	card   AgentCard
 	exec   Executor
 	events mcp.EventStore
+	shared mcp.SessionStore // events, when it is shared by replicas (replica.go)
 	push   *Pusher
-	log    *slog.Logger
-	max    int
-	ctx    context.Context
-	stop   context.CancelFunc
-	eng    [2]*dispatch.Engine // by Wire
+	// allowPrivate: Options.AllowPrivateWebhooks; lookupHost resolves a
+	// webhook's host when its config is set (webhook.go).
+	allowPrivate bool
+	lookupHost   lookupFunc
+	log          *slog.Logger
+	max          int
+	ctx          context.Context
+	stop         context.CancelFunc
+	eng          [2]*dispatch.Engine // by Wire
 
 	mu    sync.Mutex
 	tasks map[string]*task
@@ -75,14 +90,16 @@ func New(card AgentCard, exec Executor, opts *Options) *Server {
 	if s.events == nil {
 		s.events = mcp.NewMemoryStore(nil)
 	}
+	s.shared, _ = s.events.(mcp.SessionStore)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if s.max <= 0 {
 		s.max = 10000
 	}
+	s.allowPrivate, s.lookupHost = o.AllowPrivateWebhooks, systemLookup
 	if s.push == nil {
-		s.push = NewPusher(nil)
+		s.push = NewPusher(&PusherOptions{AllowPrivate: o.AllowPrivateWebhooks})
 	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	for w := range s.eng {
@@ -142,9 +159,22 @@ func (s *Server) lookup(id *string) (*task, error) {
 	t := s.tasks[*id]
 	s.mu.Unlock()
 	if t == nil {
+		t = s.loadRemote(*id)
+	}
+	if t == nil {
 		return nil, Error(CodeTaskNotFound, "", map[string]string{"taskId": *id})
 	}
 	return t, nil
+}
+
+// lookupLocal returns the task of id that this replica runs: -32001, or
+// the task's code when another replica runs it.
+func (s *Server) lookupLocal(id *string, remote dispatch.Code) (*task, error) {
+	t, err := s.lookup(id)
+	if err == nil && t.remote {
+		return nil, errRemote(t, remote)
+	}
+	return t, err
 }
 
 // newTask makes a submitted task for m and publishes it as its first

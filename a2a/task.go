@@ -29,6 +29,7 @@ type task struct {
 	changed chan struct{} // closed and replaced on every event
 	cancel  context.CancelFunc
 	running bool
+	remote  bool // loaded from the shared store: another replica runs it (replica.go)
 	push    []pushConfig
 	last    time.Time // of the last event, for eviction
 }
@@ -87,14 +88,11 @@ func (t *task) publishLocked(e *event) error {
 		t.t.History = append(t.t.History, *e.message)
 	}
 	t.seq++
-	v03 := appender{V03}.event(nil, e)
-	data := binary.AppendUvarint(make([]byte, 0, 2*len(v03)+64), uint64(len(v03)))
-	data = append(data, v03...)
-	data = appender{V10}.event(data, e)
-	ev := stored{seq: t.seq, data: data, final: e.final()}
+	ev := stored{seq: t.seq, data: renderBoth(e), final: e.final()}
 	if err := t.s.events.Append(t.s.ctx, t.key(), mcp.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
 		t.s.log.Warn("a2a: event store append failed", "task", t.t.ID, "err", err)
 	}
+	t.saveLocked()
 	for s := range t.subs {
 		s.push(ev)
 	}
@@ -178,12 +176,7 @@ func (t *task) attach(replay bool, after uint64) (*sub, error) {
 			return nil, err
 		}
 	} else {
-		e := &event{task: t.t.clone()}
-		v03 := appender{V03}.event(nil, e)
-		data := binary.AppendUvarint(nil, uint64(len(v03)))
-		data = append(data, v03...)
-		data = appender{V10}.event(data, e)
-		sb.q = append(sb.q, stored{seq: t.seq, data: data, final: t.t.Status.State.Terminal()})
+		sb.q = append(sb.q, stored{seq: t.seq, data: renderBoth(&event{task: t.t.clone()}), final: t.t.Status.State.Terminal()})
 	}
 	if t.subs == nil {
 		t.subs = map[*sub]struct{}{}
