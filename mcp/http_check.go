@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/base64"
 	"net"
 	"net/url"
 	"strings"
@@ -123,6 +122,9 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 			[]byte(`"_meta[\"`+metaCaps+`\"] is required"`)))
 		return false
 	}
+	if !mirroredOnce(ctx, m.ID) {
+		return false
+	}
 	method := ctx.Request.Header.Peek("Mcp-Method")
 	switch {
 	case len(method) == 0:
@@ -147,7 +149,7 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	if len(name) == 0 {
 		return mismatch("the Mcp-Name header is required")
 	}
-	decoded, ok := decodeHeaderValue(name)
+	decoded, ok := decodeMirrored(nil, name)
 	if !ok {
 		return mismatch("the Mcp-Name header is not a valid value")
 	}
@@ -159,20 +161,4 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	}
 	c.modern, c.version = true, Modern
 	return h.ready(c)
-}
-
-// decodeHeaderValue decodes a mirrored header value: plain visible ASCII,
-// or =?base64?...?= (UTF-8).
-func decodeHeaderValue(v []byte) ([]byte, bool) {
-	const pre, post = "=?base64?", "?="
-	if bytes.HasPrefix(v, []byte(pre)) && bytes.HasSuffix(v, []byte(post)) && len(v) >= len(pre)+len(post) {
-		out, err := base64.StdEncoding.DecodeString(string(v[len(pre) : len(v)-len(post)]))
-		return out, err == nil
-	}
-	for _, b := range v {
-		if b < 0x20 && b != '\t' || b > 0x7e {
-			return nil, false
-		}
-	}
-	return v, true
 }

@@ -358,10 +358,11 @@ func valueAt(args []byte, path []string) []byte {
 	return v
 }
 
-// decodeMirrored decodes a mirrored header value (Mcp-Name, Mcp-Param-*),
-// appending to dst: =?base64?...?= is the Base64 (padded, standard
-// alphabet) of UTF-8 text; any other value is literal and must be visible
-// ASCII, spaces and tabs. Surrounding spaces and tabs are not part of it.
+// decodeMirrored decodes a mirrored header value (Mcp-Name, Mcp-Param-*):
+// =?base64?...?= is the Base64 (padded, standard alphabet, decoded
+// appended to dst) of UTF-8 text; any other value is literal (returned
+// as it is, a slice of v) and must be visible ASCII, spaces and tabs.
+// Surrounding spaces and tabs are not part of it.
 func decodeMirrored(dst, v []byte) ([]byte, bool) {
 	v = bytes.Trim(v, " \t")
 	if len(v) >= len(b64Prefix)+len(b64Suffix) && bytes.HasPrefix(v, []byte(b64Prefix)) && bytes.HasSuffix(v, []byte(b64Suffix)) {
@@ -381,7 +382,22 @@ func decodeMirrored(dst, v []byte) ([]byte, bool) {
 			return dst, false
 		}
 	}
-	return append(dst, v...), true
+	return v, true
+}
+
+// mirroredOnce answers 400 with HeaderMismatch, and returns false, when a
+// header that mirrors the body of a 2026-07-28 request is given more than
+// once: an intermediary could route on one value while the server checks
+// another.
+func mirroredOnce(ctx *fasthttp.RequestCtx, id []byte) bool {
+	for _, name := range [...]string{"Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"} {
+		if len(ctx.Request.Header.PeekAll(name)) > 1 {
+			httpRPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch,
+				"Header mismatch: the "+name+" header is given more than once", nil))
+			return false
+		}
+	}
+	return true
 }
 
 // checkParams checks the Mcp-Param-* headers of a 2026-07-28 tools/call of

@@ -130,13 +130,18 @@ func paramServer(t testing.TB) *mcp.HTTPHandler {
 // modernCall posts a 2026-07-28 tools/call of tool with the arguments
 // args and the headers hd (name, value; a name twice is sent twice).
 func modernCall(h *mcp.HTTPHandler, tool, args string, hd ...string) *fasthttp.Response {
+	return modernPost(h, tool, tool, args, hd...)
+}
+
+// modernPost is modernCall with the Mcp-Name header nameHeader.
+func modernPost(h *mcp.HTTPHandler, nameHeader, tool, args string, hd ...string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.SetContentType("application/json")
 	req.Header.Set("Mcp-Protocol-Version", mcp.Modern)
 	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
+	req.Header.Set("Mcp-Name", nameHeader)
 	for i := 0; i+1 < len(hd); i += 2 {
 		req.Header.Add(hd[i], hd[i+1])
 	}
@@ -238,4 +243,32 @@ func TestParamHeaderOldRevisions(t *testing.T) {
 	require.Equal(t, 200, res.StatusCode(), string(res.Body()))
 	require.Contains(t, string(res.Body()), "region=r1")
 	require.False(t, strings.Contains(string(res.Body()), "resultType"))
+}
+
+// TestMirroredHeaders: the standard headers of a 2026-07-28 request are
+// given once each (an intermediary could route on one value and the
+// server check another), and Mcp-Name's Base64 is as strict as
+// Mcp-Param's.
+func TestMirroredHeaders(t *testing.T) {
+	h := paramServer(t)
+	const echo = `{"text":"hi"}`
+	f := func(name, nameHeader string, status int, want string, hd ...string) {
+		t.Helper()
+		res := modernPost(h, nameHeader, "echo", echo, hd...)
+		require.Equal(t, status, res.StatusCode(), "%s: %s", name, res.Body())
+		require.Contains(t, string(res.Body()), want, name)
+	}
+	f("plain", "echo", 200, `"text":"hi"`)
+	f("Base64", "=?base64?ZWNobw==?=", 200, `"text":"hi"`)
+	f("Mcp-Name twice", "echo", 400, "the Mcp-Name header is given more than once", "Mcp-Name", "add")
+	f("Mcp-Name twice, the same", "echo", 400, "the Mcp-Name header is given more than once", "mcp-name", "echo")
+	f("Mcp-Method twice", "echo", 400, "the Mcp-Method header is given more than once", "Mcp-Method", "tools/list")
+	f("MCP-Protocol-Version twice", "echo", 400, "the Mcp-Protocol-Version header is given more than once", "MCP-Protocol-Version", "2025-11-25")
+	f("Base64 with non-zero padding bits", "=?base64?ZWNobx==?=", 400, "Mcp-Name header is not a valid value")
+	f("Base64 of invalid UTF-8", "=?base64?/w==?=", 400, "Mcp-Name header is not a valid value")
+	f("Base64 unpadded", "=?base64?ZWNobw?=", 400, "Mcp-Name header is not a valid value")
+	f("non-ASCII literal", "échø", 400, "Mcp-Name header is not a valid value")
+	for _, res := range []*fasthttp.Response{modernCall(h, "echo", echo, "Mcp-Name", "add"), modernPost(h, "=?base64?/w==?=", "echo", echo)} {
+		require.Equal(t, -32020, errorCode(t, string(res.Body())))
+	}
 }
