@@ -91,14 +91,17 @@ func tagMarks(t reflect.Type, path []string, out *[]goMark, seen map[reflect.Typ
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if ft.Kind() != reflect.Struct {
-			continue
-		}
-		if ft.Name() == "" {
+		switch {
+		case ft.Kind() != reflect.Struct:
+			if hasTags(ft, seen) {
+				return errors.New(errMarkIntro + strings.Join(p, ".") + " is a " + ft.String() +
+					", whose elements' header marks are not reachable from the root through properties alone")
+			}
+		case ft.Name() == "":
 			if err := tagMarks(ft, p, out, seen); err != nil {
 				return err
 			}
-		} else if hasTags(ft, seen) {
+		case hasTags(ft, seen):
 			return errors.New(errMarkIntro + strings.Join(p, ".") + " is a " + ft.String() +
 				", a named struct that the schema refers to under $defs, where a header mark is not reachable: use an unnamed struct type")
 		}

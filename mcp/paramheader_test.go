@@ -55,6 +55,13 @@ func TestParamHeaderSchema(t *testing.T) {
 	bad := mcp.NewTool("bad", "", func(context.Context, Outer) (*mcp.Result, error) { return nil, nil })
 	err := s.AddTool(bad)
 	require.ErrorContains(t, err, "target is a mcp_test.Named")
+	type List struct {
+		Items []struct {
+			Zone string `json:"zone" mcpheader:"Zone"`
+		} `json:"items"`
+	}
+	err = s.AddTool(mcp.NewTool("list", "", func(context.Context, List) (*mcp.Result, error) { return nil, nil }))
+	require.ErrorContains(t, err, "items is a []struct")
 	type Float struct {
 		Score float64 `json:"score" mcpheader:"Score"`
 	}
@@ -127,14 +134,14 @@ func paramServer(t testing.TB) *mcp.HTTPHandler {
 	return h
 }
 
-// modernCall posts a 2026-07-28 tools/call of tool with the arguments
+// paramCall posts a 2026-07-28 tools/call of tool with the arguments
 // args and the headers hd (name, value; a name twice is sent twice).
-func modernCall(h *mcp.HTTPHandler, tool, args string, hd ...string) *fasthttp.Response {
-	return modernPost(h, tool, tool, args, hd...)
+func paramCall(h *mcp.HTTPHandler, tool, args string, hd ...string) *fasthttp.Response {
+	return paramPost(h, tool, tool, args, hd...)
 }
 
-// modernPost is modernCall with the Mcp-Name header nameHeader.
-func modernPost(h *mcp.HTTPHandler, nameHeader, tool, args string, hd ...string) *fasthttp.Response {
+// paramPost is paramCall with the Mcp-Name header nameHeader.
+func paramPost(h *mcp.HTTPHandler, nameHeader, tool, args string, hd ...string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -154,7 +161,7 @@ func modernPost(h *mcp.HTTPHandler, nameHeader, tool, args string, hd ...string)
 	return &res
 }
 
-func b64(s string) string { return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?=" }
+func base64Header(s string) string { return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?=" }
 
 // TestParamHeaderCheck: on a 2026-07-28 tools/call, each marked argument
 // must come with its Mcp-Param header, equal to it after Base64 decoding;
@@ -163,13 +170,13 @@ func TestParamHeaderCheck(t *testing.T) {
 	h := paramServer(t)
 	ok := func(tool, args, want string, hd ...string) {
 		t.Helper()
-		res := modernCall(h, tool, args, hd...)
+		res := paramCall(h, tool, args, hd...)
 		require.Equal(t, 200, res.StatusCode(), "%s %v: %s", args, hd, res.Body())
 		require.Contains(t, string(res.Body()), want, "%s %v", args, hd)
 	}
 	bad := func(tool, args, want string, hd ...string) {
 		t.Helper()
-		res := modernCall(h, tool, args, hd...)
+		res := paramCall(h, tool, args, hd...)
 		require.Equal(t, 400, res.StatusCode(), "%s %v: %s", args, hd, res.Body())
 		require.Equal(t, -32020, errorCode(t, string(res.Body())), "%s %v", args, hd)
 		require.Contains(t, string(res.Body()), `"id":9`)
@@ -180,13 +187,13 @@ func TestParamHeaderCheck(t *testing.T) {
 	ok("route", `{"region":"us-west1","target":{}}`, `region=us-west1`, "mcp-param-region", "us-west1")
 	ok("route", `{"region":"us-west1","target":{}}`, `region=us-west1`, "MCP-PARAM-REGION", "us-west1")
 	ok("route", `{"region":"Hello","target":{}}`, `region=Hello`, r, "=?base64?SGVsbG8=?=")
-	ok("route", `{"region":"Hello, 世界","target":{}}`, `region=Hello, 世界`, r, b64("Hello, 世界"))
-	ok("route", `{"region":" padded ","target":{}}`, `region= padded `, r, b64(" padded "))
-	ok("route", `{"region":"line1\nline2","target":{}}`, `region=line1\nline2`, r, b64("line1\nline2"))
-	ok("route", `{"region":"=?base64?literal?=","target":{}}`, `region==?base64?literal?=`, r, b64("=?base64?literal?="))
+	ok("route", `{"region":"Hello, 世界","target":{}}`, `region=Hello, 世界`, r, base64Header("Hello, 世界"))
+	ok("route", `{"region":" padded ","target":{}}`, `region= padded `, r, base64Header(" padded "))
+	ok("route", `{"region":"line1\nline2","target":{}}`, `region=line1\nline2`, r, base64Header("line1\nline2"))
+	ok("route", `{"region":"=?base64?literal?=","target":{}}`, `region==?base64?literal?=`, r, base64Header("=?base64?literal?="))
 	ok("route", `{"region":"SGVsbG8=","target":{}}`, `region=SGVsbG8=`, r, "SGVsbG8=")
 	ok("route", `{"region":"=?base64?SGVsbG8=","target":{}}`, `region==?base64?SGVsbG8=`, r, "=?base64?SGVsbG8=")
-	ok("route", `{"region":"caf\u00e9","target":{}}`, `region=café`, r, b64("café"))
+	ok("route", `{"region":"caf\u00e9","target":{}}`, `region=café`, r, base64Header("café"))
 	ok("route", `{"region":"a b","target":{"zone":"z1"}}`, `region=a b zone=z1`, r, "a b", "Mcp-Param-Zone", "z1")
 	ok("route", `{"region":"x","target":{},"shard":7,"fast":true}`, `region=x`, r, "x", "Mcp-Param-Shard", "7", "Mcp-Param-Fast", "true")
 	ok("route", `{"region":"x","target":{},"shard":null}`, `region=x`, r, "x")
@@ -224,11 +231,11 @@ func TestParamHeaderCheck(t *testing.T) {
 	// A tool without marks ignores Mcp-Param headers; so does an unknown
 	// tool, answered as tools/call answers it.
 	ok("echo", `{"text":"hi"}`, `"text":"hi"`, r, "anything")
-	res := modernCall(h, "nope", `{}`, r, "x")
+	res := paramCall(h, "nope", `{}`, r, "x")
 	require.Equal(t, 200, res.StatusCode(), string(res.Body()))
 	require.NotContains(t, string(res.Body()), "-32020")
 	// A Mcp-Name mismatch is still found first.
-	res = modernCall(h, "route", `{"region":"x","target":{}}`)
+	res = paramCall(h, "route", `{"region":"x","target":{}}`)
 	require.Equal(t, 400, res.StatusCode())
 	require.Contains(t, string(res.Body()), "Mcp-Param-Region")
 }
@@ -254,7 +261,7 @@ func TestMirroredHeaders(t *testing.T) {
 	const echo = `{"text":"hi"}`
 	f := func(name, nameHeader string, status int, want string, hd ...string) {
 		t.Helper()
-		res := modernPost(h, nameHeader, "echo", echo, hd...)
+		res := paramPost(h, nameHeader, "echo", echo, hd...)
 		require.Equal(t, status, res.StatusCode(), "%s: %s", name, res.Body())
 		require.Contains(t, string(res.Body()), want, name)
 	}
@@ -268,7 +275,7 @@ func TestMirroredHeaders(t *testing.T) {
 	f("Base64 of invalid UTF-8", "=?base64?/w==?=", 400, "Mcp-Name header is not a valid value")
 	f("Base64 unpadded", "=?base64?ZWNobw?=", 400, "Mcp-Name header is not a valid value")
 	f("non-ASCII literal", "échø", 400, "Mcp-Name header is not a valid value")
-	for _, res := range []*fasthttp.Response{modernCall(h, "echo", echo, "Mcp-Name", "add"), modernPost(h, "=?base64?/w==?=", "echo", echo)} {
+	for _, res := range []*fasthttp.Response{paramCall(h, "echo", echo, "Mcp-Name", "add"), paramPost(h, "=?base64?/w==?=", "echo", echo)} {
 		require.Equal(t, -32020, errorCode(t, string(res.Body())))
 	}
 }
