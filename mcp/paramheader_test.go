@@ -161,7 +161,9 @@ func paramPost(h *mcp.HTTPHandler, nameHeader, tool, args string, hd ...string) 
 	return &res
 }
 
-func base64Header(s string) string { return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?=" }
+func base64Header(s string) string {
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
 
 // TestParamHeaderCheck: on a 2026-07-28 tools/call, each marked argument
 // must come with its Mcp-Param header, equal to it after Base64 decoding;
