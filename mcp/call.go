@@ -46,7 +46,8 @@ type call struct {
 	result  *Result // a tool's result, on its way out
 	scratch []byte
 
-	meta callMeta // what a Modern request's _meta declares (stateless.go)
+	meta  callMeta  // what a Modern request's _meta declares (stateless.go)
+	input inputCall // its input requests (inputrequired.go)
 
 	mu        sync.Mutex
 	done      chan struct{} // made by Done

@@ -21,6 +21,8 @@ type serverExt struct {
 
 	subMu sync.Mutex
 	subs  map[string]map[*session]*dispatch.Peer // by URI: the sessions subscribed and how to reach them
+
+	ownKey ownKey // signs the requestState of calls outside HTTP (inputrequired_state.go)
 }
 
 // builtExt holds the answers of those methods built once.

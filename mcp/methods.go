@@ -187,7 +187,11 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
+	c.input.begin("tools/call", params, len(dst))
 	dst, err = t.serve(c, p.arguments, dst)
+	if c.input.asked() {
+		return c.input.answer(dst)
+	}
 	return dst, c.failed(err)
 }
 
@@ -221,7 +225,11 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
+	c.input.begin("resources/read", params, len(dst))
 	contents, err := read(c, uri)
+	if c.input.asked() {
+		return c.input.answer(dst)
+	}
 	if err != nil {
 		return dst, c.failed(err)
 	}
@@ -265,7 +273,11 @@ func (s *Server) promptsGet(ctx context.Context, params, dst []byte) ([]byte, er
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
+	c.input.begin("prompts/get", params, len(dst))
 	res, err := pr.Get(c, args)
+	if c.input.asked() {
+		return c.input.answer(dst)
+	}
 	if err != nil {
 		return dst, c.failed(err)
 	}

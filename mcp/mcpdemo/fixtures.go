@@ -123,7 +123,7 @@ func RegisterConformance(s *mcp.Server) error {
 	if err := registerStateless(s); err != nil {
 		return err
 	}
-	return errors.Join(s.EnableLogging(), s.SetCompleter(complete))
+	return errors.Join(registerInput(s), s.EnableLogging(), s.SetCompleter(complete))
 }
 
 func static(rc mcp.ResourceContents) func(context.Context, string) ([]mcp.ResourceContents, error) {
