@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -280,4 +281,44 @@ func TestMirroredHeaders(t *testing.T) {
 	for _, res := range []*fasthttp.Response{paramCall(h, "echo", echo, "Mcp-Name", "add"), paramPost(h, "=?base64?/w==?=", "echo", echo)} {
 		require.Equal(t, -32020, errorCode(t, string(res.Body())))
 	}
+}
+
+// wireCall serves a 2026-07-28 tools/call parsed from the wire, with the
+// header lines hd.
+func wireCall(t *testing.T, h *mcp.HTTPHandler, tool, args string, hd ...string) *fasthttp.Response {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `,` + modernMeta + `}}`
+	raw := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n" +
+		"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n" + strings.Join(hd, "\r\n") +
+		"\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
+	var req fasthttp.Request
+	require.NoError(t, req.Read(bufio.NewReader(strings.NewReader(raw))))
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, nil, nil)
+	h.ServeFastHTTP(&ctx)
+	var res fasthttp.Response
+	ctx.Response.CopyTo(&res)
+	return &res
+}
+
+// TestParamHeaderWire: header values as parsed from the wire: optional
+// whitespace around them is not part of them, an empty header is present
+// (it mirrors an empty string), and the Base64 sentinel is case-sensitive
+// (=?BASE64?...?= is a literal).
+func TestParamHeaderWire(t *testing.T) {
+	h := paramServer(t)
+	f := func(args string, status int, hd ...string) {
+		t.Helper()
+		res := wireCall(t, h, "route", args, hd...)
+		require.Equal(t, status, res.StatusCode(), "%s %q: %s", args, hd, res.Body())
+	}
+	f(`{"region":"us-west1","target":{}}`, 200, "Mcp-Name:  route \t", "Mcp-Param-Region: \t us-west1  ")
+	f(`{"region":"","target":{}}`, 200, "Mcp-Name: route", "Mcp-Param-Region:")
+	f(`{"region":"x","target":{}}`, 400, "Mcp-Name: route", "Mcp-Param-Region:")
+	f(`{"region":"=?BASE64?SGVsbG8=?=","target":{}}`, 200, "Mcp-Name: route", "Mcp-Param-Region: =?BASE64?SGVsbG8=?=")
+	f(`{"region":"Hello","target":{}}`, 400, "Mcp-Name: route", "Mcp-Param-Region: =?BASE64?SGVsbG8=?=")
+	f(`{"region":"Hello","target":{}}`, 400, "Mcp-Name: =?BASE64?cm91dGU=?=", "Mcp-Param-Region: Hello")
+	f(`{"region":"Hello","target":{}}`, 200, "Mcp-Name: =?base64?cm91dGU=?=", "Mcp-Param-Region: Hello")
+	f(`{"region":"a,b","target":{}}`, 200, "Mcp-Name: route", "Mcp-Param-Region: a,b")
+	f(`{"region":"a","target":{}}`, 400, "Mcp-Name: route", "Mcp-Param-Region: a", "mcp-param-region: a")
 }
