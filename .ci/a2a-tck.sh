@@ -4,6 +4,8 @@
 # capabilities, quality and features categories. Debian's Python and the
 # kit's packages are installed when missing (exit 3 when they cannot be).
 # JETRPC_BIN is the binary (built here when unset); TCK is the kit's folder.
+# The kit's webhooks are on 127.0.0.1: the server runs with
+# --a2a-allow-private-webhooks (its SSRF guard refuses them by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tck=${TCK:-$(cd .. && pwd)/shared/a2a-tck}
@@ -32,7 +34,7 @@ if [ -z "$bin" ]; then
 	bin="$work/jetrpc"
 	go build -o "$bin" ./cmd/jetrpc
 fi
-"$bin" serve --a2a --tcp '' --http 127.0.0.1:0 2>"$work/serve.log" &
+"$bin" serve --a2a --a2a-allow-private-webhooks --tcp '' --http 127.0.0.1:0 2>"$work/serve.log" &
 pid=$!
 for _ in $(seq 100); do
 	addr=$(sed -n 's/^listening http //p' "$work/serve.log")

@@ -31,7 +31,7 @@ func start(t testing.TB) string {
 			t.Fatalf("build: %v\n%s", err, out)
 		}
 	}
-	cmd := exec.Command(bin, "serve", "--a2a", "--tcp", "", "--http", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--a2a", "--a2a-allow-private-webhooks", "--tcp", "", "--http", "127.0.0.1:0") // the webhooks are on 127.0.0.1
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

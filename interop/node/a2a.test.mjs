@@ -18,7 +18,7 @@ if (!BIN) {
 }
 
 function startServer() {
-  const proc = spawn(BIN, ['serve', '--a2a', '--tcp', '', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(BIN, ['serve', '--a2a', '--a2a-allow-private-webhooks', '--tcp', '', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error('jetrpc serve --a2a did not start')), 10_000);
