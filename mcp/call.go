@@ -52,7 +52,8 @@ type call struct {
 	mu        sync.Mutex
 	done      chan struct{} // made by Done
 	cancelled bool
-	stop      func() bool // the AfterFunc that forwards the parent's end
+	stop      func() bool    // the AfterFunc that forwards the parent's end
+	after     sync.WaitGroup // the AfterFunc, until it has run or been stopped
 
 	http httpCall // the HTTP side (http.go); zero on stream transports
 }
@@ -73,9 +74,11 @@ func (s *Server) getCall(parent context.Context) *call {
 
 // putCall returns c to the pool; nothing may use it afterwards.
 func (s *Server) putCall(c *call) {
-	if c.stop != nil {
-		c.stop()
+	if c.stop != nil && c.stop() {
+		c.after.Done() // it will not run
 	}
+	// An AfterFunc that started must be done with c before c is reused.
+	c.after.Wait()
 	select { // a signal no one took (the stream started, then the response came)
 	case <-c.http.sig:
 	default:
@@ -100,7 +103,8 @@ func (c *call) Done() <-chan struct{} {
 		if c.cancelled {
 			close(c.done)
 		} else if c.parent.Done() != nil {
-			c.stop = context.AfterFunc(c.parent, func() { c.cancel() })
+			c.after.Add(1)
+			c.stop = context.AfterFunc(c.parent, func() { defer c.after.Done(); c.cancel() })
 		}
 	}
 	return c.done

@@ -102,7 +102,10 @@ type HTTPOptions struct {
 //     the Modern revision (or _meta naming it) is served without a session
 //     and checked as 2026-07-28 asks (the header and _meta agree,
 //     Mcp-Method and Mcp-Name match the body: else 400 with
-//     HeaderMismatch; an unknown method 404).
+//     HeaderMismatch; an unknown method, or one that revision removed
+//     (initialize, ping, logging/setLevel, resources/subscribe and
+//     unsubscribe), 404). Its subscriptions/listen is answered with an
+//     event stream that stays open (see Server.ToolsChanged).
 //   - A request with a foreign Origin gets 403 (CheckOrigin).
 //
 // Mount it with netserver.Options.Routes (jetrpc serve --mcp does, at
