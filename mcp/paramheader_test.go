@@ -201,6 +201,9 @@ func TestParamHeaderCheck(t *testing.T) {
 	ok("route", `{"region":"x","target":{},"shard":7,"fast":true}`, `region=x`, r, "x", "Mcp-Param-Shard", "7", "Mcp-Param-Fast", "true")
 	ok("route", `{"region":"x","target":{},"shard":null}`, `region=x`, r, "x")
 	ok("route", `{"region":"","target":{}}`, `region= `, r, "=?base64??=")
+	// A member given twice: the last is the argument, as for the handler.
+	ok("route", `{"region":"a","region":"b","target":{}}`, `region=b `, r, "b")
+	bad("route", `{"region":"a","region":"b","target":{}}`, "does not match", r, "a")
 
 	bad("route", `{"region":"us-west1","target":{}}`, "the Mcp-Param-Region header is required: the arguments have a value for region")
 	bad("route", `{"region":"us-west1","target":{}}`, "Mcp-Param-Region header value 'us-east1' does not match body value 'us-west1'", r, "us-east1")
