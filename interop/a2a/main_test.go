@@ -19,8 +19,9 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient"
 )
 
-// start runs jetrpc serve --a2a and returns its HTTP address.
-func start(t testing.TB) string {
+// start runs jetrpc serve --a2a, with the extra flags, and returns its
+// HTTP address.
+func start(t testing.TB, extra ...string) string {
 	t.Helper()
 	bin := os.Getenv("JETRPC_BIN")
 	if bin == "" {
@@ -31,7 +32,8 @@ func start(t testing.TB) string {
 			t.Fatalf("build: %v\n%s", err, out)
 		}
 	}
-	cmd := exec.Command(bin, "serve", "--a2a", "--a2a-allow-private-webhooks", "--tcp", "", "--http", "127.0.0.1:0") // the webhooks are on 127.0.0.1
+	args := []string{"serve", "--a2a", "--a2a-allow-private-webhooks", "--tcp", "", "--http", "127.0.0.1:0"} // the webhooks are on 127.0.0.1
+	cmd := exec.Command(bin, append(args, extra...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
