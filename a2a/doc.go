@@ -21,6 +21,23 @@
 // without a gap or a duplicate. Without it, the subscription begins with
 // the task as it is (its id is the last event it includes).
 //
+// Replicas share a store that is also an mcp.SessionStore and an
+// mcp.StreamFollower (mcp/natsstore's): each event then saves the task's
+// state too, so that any replica answers GetTask for a task another one
+// runs, and a subscription there (with or without Last-Event-ID) replays
+// the stored events and follows those the owner goes on appending. The
+// executor stays where the task began: if that replica dies before the
+// task ends, its remaining events are never made, and a subscriber
+// elsewhere waits (keep-alives) until it leaves. Cancelling, follow-up
+// messages and push configs go to the owner; another replica answers
+// them with reason "remote" in the ErrorInfo.
+//
+// Push webhooks are guarded against SSRF: a config whose URL is not
+// http(s) or names or resolves to a loopback, private, link-local,
+// multicast or unspecified address is -32602, and the Pusher checks every
+// address it connects to (DNS rebinding, redirects) again, unless
+// Options.AllowPrivateWebhooks and PusherOptions.AllowPrivate allow them.
+//
 // Errors are the A2A codes -32001 to -32009 (the Err* values); error.data
 // holds a google.rpc.ErrorInfo with the reason, as A2A 1.0 defines it.
 package a2a
