@@ -255,6 +255,8 @@ func (in *inputCall) state(c *call) *inputState {
 	if in.method == "" {
 		return nil
 	}
+	c.mu.Lock() // for a handler that asks from goroutines of its own
+	defer c.mu.Unlock()
 	if in.st == nil {
 		in.st = &inputState{}
 		if c.modern {

@@ -32,9 +32,6 @@ import (
 // enough for a user to fill a form, short enough to bound a replay.
 const stateTTL = 10 * time.Minute
 
-// maxState bounds the requestState a request may carry.
-const maxState = 256 << 10
-
 const stateDomain = "\x00mcp/requestState\x00"
 
 // stateBinding is what a requestState is bound to: its request.
@@ -95,9 +92,6 @@ func (st *inputState) seal() string {
 func (st *inputState) open(state []byte) error {
 	bad := func(why string) error {
 		return st.refuse("requestState " + why)
-	}
-	if len(state) > maxState {
-		return bad("is too large")
 	}
 	i := bytes.LastIndexByte(state, '.')
 	if i < 0 {
