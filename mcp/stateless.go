@@ -170,9 +170,16 @@ func hasCapability(caps []byte, name string) bool {
 // failed notes, for a Modern request on HTTP, the status its error is
 // answered with (MissingRequiredClientCapability: 400), and returns err.
 func (c *call) failed(err error) error {
-	var re *dispatch.Error
-	if err != nil && c.modern && errors.As(err, &re) && re.Code == CodeMissingRequiredCapability {
-		c.http.status = 400
+	if err != nil && c.modern {
+		c.noteStatus(err)
 	}
 	return err
+}
+
+// noteStatus is failed's slow path (re escapes: it is allocated only here).
+func (c *call) noteStatus(err error) {
+	var re *dispatch.Error
+	if errors.As(err, &re) && re.Code == CodeMissingRequiredCapability {
+		c.http.status = 400
+	}
 }
