@@ -131,6 +131,20 @@ func (l *listener) send(method string, extra []byte) bool {
 	return l.c.notify(method, b.B) == nil
 }
 
+// teardown tells a stream transport's client that the server ended the
+// subscription (it shuts down), as 2026-07-28 asks: notifications/cancelled
+// for the listen request. A client's own cancellation needs no word, nor
+// an HTTP stream, which ends with its connection.
+func (l *listener) teardown() {
+	c := l.c
+	if c.http.h != nil || c.parent.Err() == nil {
+		return
+	}
+	params := append(append([]byte(`{"_meta":{"`+metaSubID+`":`), l.id...), `},"requestId":`...)
+	params = append(append(params, l.id...), `,"reason":"the server is shutting down"}`...)
+	_ = dispatch.PeerOf(c).NotifyRaw(context.WithoutCancel(c), "notifications/cancelled", params)
+}
+
 // listenFilter is subscriptions/listen's params.notifications.
 type listenFilter struct {
 	Tools     bool     `json:"toolsListChanged"`
@@ -221,6 +235,7 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	l.mu.Unlock()
 	if err == nil {
 		<-c.Done()
+		l.teardown()
 	}
 	s.listen.mu.Lock()
 	delete(s.listen.set, l)

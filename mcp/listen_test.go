@@ -151,3 +151,17 @@ func TestListenStdio(t *testing.T) {
 	waitFor(t, "the listener to end", func() bool { return s.Listeners() == 0 })
 	require.Equal(t, 0, s.PromptsChanged())
 }
+
+// TestListenStdioTeardown: a server that shuts down under an open listen
+// request sends notifications/cancelled for it (2026-07-28: "A server
+// MUST send notifications/cancelled referencing a subscriptions/listen
+// request ID when it tears down that subscription stream").
+func TestListenStdioTeardown(t *testing.T) {
+	s := listenServer(t, true)
+	p := serveStdio(t, s)
+	p.send(listenBody(`9`, `{"toolsListChanged":true}`))
+	require.Contains(t, p.next(), `"notifications/subscriptions/acknowledged"`)
+	s.Close()
+	require.Equal(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":9},"requestId":9,"reason":"the server is shutting down"}}`, p.next())
+	waitFor(t, "the listener to end", func() bool { return s.Listeners() == 0 })
+}
