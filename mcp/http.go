@@ -204,6 +204,7 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	}
 	h.closed = true
 	h.mu.Unlock()
+	h.srv.endListeners(ctx, h) // subscriptions/listen streams end with their result
 	close(h.done)
 	waited := make(chan struct{})
 	go func() { h.running.Wait(); close(waited) }()

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
@@ -53,6 +54,11 @@ type listener struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	end  chan struct{} // closed to end it gracefully (endListeners)
+	once sync.Once     // closes end
+	gone chan struct{} // closed once its handler has let go
+	st   *stream       // its HTTP event stream, as the handler left it
 }
 
 // EnableListChanged declares listChanged for the tools, prompts and
@@ -215,7 +221,7 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	if len(id) == 0 {
 		return dst, nil // a notification: nobody to answer
 	}
-	l := &listener{c: c, id: append([]byte(nil), id...)}
+	l := &listener{c: c, id: append([]byte(nil), id...), end: make(chan struct{}), gone: make(chan struct{})}
 	var ack []byte
 	l.want, l.uris, ack = s.honour(in.Notifications)
 	c.setID(id)
@@ -233,9 +239,14 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	b := append(append(append([]byte(`{"_meta":{"`+metaSubID+`":`), l.id...), `},"notifications":`...), ack...)
 	err = c.notify("notifications/subscriptions/acknowledged", append(b, '}'))
 	l.mu.Unlock()
+	graceful := false
 	if err == nil {
-		<-c.Done()
-		l.teardown()
+		select {
+		case <-c.Done():
+			l.teardown()
+		case <-l.end:
+			graceful = true
+		}
 	}
 	s.listen.mu.Lock()
 	delete(s.listen.set, l)
@@ -243,10 +254,55 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
-	if err == nil {
+	c.mu.Lock()
+	l.st = c.http.st
+	c.mu.Unlock()
+	close(l.gone)
+	switch {
+	case graceful: // the subscription's end, as a result
+		dst = append(append(append(dst, `{"resultType":"complete","_meta":{"`+metaSubID+`":`...), l.id...), "}}"...)
+		return dst, nil
+	case err == nil:
 		err = c.Err()
 	}
 	return dst, err
+}
+
+// endListeners ends the listen streams of h with their result (the
+// subscriptions/listen response that tells the client the server ended
+// them, not the connection), and waits until each stream has written it
+// or ctx ends (a second at most): HTTPHandler.Shutdown calls it before it ends the streams.
+func (s *Server) endListeners(ctx context.Context, h *HTTPHandler) {
+	var ls []*listener
+	s.listen.mu.Lock()
+	for l := range s.listen.set {
+		if l.c.http.h == h {
+			ls = append(ls, l)
+		}
+	}
+	s.listen.mu.Unlock()
+	for _, l := range ls {
+		l.once.Do(func() { close(l.end) })
+	}
+	give := time.Now().Add(time.Second) // a client that does not read gets no longer
+	for _, l := range ls {
+		select {
+		case <-l.gone:
+		case <-ctx.Done():
+			return
+		}
+		for l.st != nil && !l.st.isDone() && ctx.Err() == nil && time.Now().Before(give) {
+			time.Sleep(2 * time.Millisecond) // a reading client's writer takes the result at once
+		}
+	}
+}
+
+// isDone reports whether the stream's final event was written (or the
+// stream given up).
+func (s *stream) isDone() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
 }
 
 // Listeners returns the number of open subscriptions/listen streams.

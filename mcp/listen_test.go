@@ -119,7 +119,8 @@ func TestListenRefused(t *testing.T) {
 }
 
 // TestListenShutdown: the endpoint's Shutdown ends the open listen
-// streams (their clients may listen again elsewhere) and their calls.
+// streams with their result, tagged with the subscription id (a graceful
+// end, which tells the client to listen again elsewhere), and their calls.
 func TestListenShutdown(t *testing.T) {
 	s := listenServer(t, true)
 	e := serveHTTP(t, s, nil)
@@ -130,7 +131,8 @@ func TestListenShutdown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	require.NoError(t, e.h.Shutdown(ctx))
-	require.Empty(t, events(t, br, -1), "the stream ends")
+	require.Equal(t, [][2]string{{"", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`}},
+		events(t, br, -1), "the result, then the stream ends")
 	waitFor(t, "the listener to end", func() bool { return s.Listeners() == 0 })
 }
 
