@@ -18,9 +18,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/mcp"
 )
 
@@ -32,10 +34,12 @@ func (t *task) saveLocked() {
 	}
 	b := append(make([]byte, 0, 512), `{"seq":`...)
 	b = strconv.AppendUint(b, t.seq, 10)
+	b = append(b, `,"owner":`...)
+	b = encode.AppendString(b, t.owner)
 	b = append(b, `,"task":`...)
 	b = appender{V10}.task(b, &t.t, -1)
 	b = append(b, '}')
-	if err := ss.SaveSession(t.s.ctx, t.key().Session, b); err != nil {
+	if err := ss.SaveSession(context.WithoutCancel(t.s.ctx), t.key().Session, b); err != nil {
 		t.s.log.Warn("a2a: task state save failed", "task", t.t.ID, "err", err)
 	}
 }
@@ -53,12 +57,12 @@ func (s *Server) loadRemote(id string) *task {
 	if !found {
 		return nil
 	}
-	tk, seq, err := parseSaved(state)
+	tk, seq, owner, err := parseSaved(state)
 	if err != nil || tk.ID != id {
 		s.log.Warn("a2a: a saved task state does not parse", "task", id, "err", err)
 		return nil
 	}
-	return &task{s: s, t: tk, seq: seq, remote: true, changed: make(chan struct{})}
+	return &task{s: s, t: tk, seq: seq, owner: owner, remote: true, changed: make(chan struct{})}
 }
 
 // errRemote is what a change to another replica's task gets.
@@ -82,7 +86,10 @@ func (s *Server) subscribeRemote(t *task, snapshot bool, after uint64) (*streamP
 			return &streamPlan{t: t, sb: sb, drain: true}, nil
 		}
 	}
+	var seen atomic.Int64 // when the last event came (owner.go)
+	seen.Store(time.Now().UnixNano())
 	push := func(ev mcp.Event) error {
+		seen.Store(time.Now().UnixNano())
 		sb.push(stored{seq: ev.Seq, data: append([]byte(nil), ev.Data...), final: ev.Final})
 		return nil
 	}
@@ -95,6 +102,10 @@ func (s *Server) subscribeRemote(t *task, snapshot bool, after uint64) (*streamP
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	done := make(chan struct{})
+	if t.owner != "" {
+		s.wg.Add(1)
+		go s.watch(ctx, t, &seen)
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -116,8 +127,9 @@ func renderBoth(e *event) []byte {
 
 // The saved state, as 1.0 renders a task.
 type savedTask struct {
-	Seq  uint64 `json:"seq"`
-	Task struct {
+	Seq   uint64 `json:"seq"`
+	Owner string `json:"owner"`
+	Task  struct {
 		ID        string `json:"id"`
 		ContextID string `json:"contextId"`
 		Status    struct {
@@ -139,16 +151,16 @@ type savedTask struct {
 
 // parseSaved reads a saved state (only on a replica that does not hold
 // the task, so encoding/json is no cost on the path of events).
-func parseSaved(b []byte) (Task, uint64, error) {
+func parseSaved(b []byte) (Task, uint64, string, error) {
 	var in savedTask
 	if err := json.Unmarshal(b, &in); err != nil {
-		return Task{}, 0, err
+		return Task{}, 0, "", err
 	}
 	it := &in.Task
 	tk := Task{ID: it.ID, ContextID: it.ContextID, Metadata: nullToNil(it.Metadata)}
 	var ok bool
 	if tk.Status.State, ok = parseState(it.Status.State); !ok {
-		return Task{}, 0, Error(CodeInvalidAgentResponse, "unknown state "+quote(it.Status.State), nil)
+		return Task{}, 0, "", Error(CodeInvalidAgentResponse, "unknown state "+quote(it.Status.State), nil)
 	}
 	if it.Status.Timestamp != "" {
 		tk.Status.Timestamp, _ = time.Parse(time.RFC3339Nano, it.Status.Timestamp)
@@ -164,7 +176,7 @@ func parseSaved(b []byte) (Task, uint64, error) {
 		tk.Artifacts = append(tk.Artifacts, Artifact{ArtifactID: a.ArtifactID, Name: a.Name,
 			Description: a.Description, Parts: savedParts(a.Parts), Metadata: nullToNil(a.Metadata)})
 	}
-	return tk, in.Seq, nil
+	return tk, in.Seq, in.Owner, nil
 }
 
 // savedMessage reads a message this package rendered (not checked as a

@@ -15,8 +15,16 @@ import (
 )
 
 // replicas starts two echo agents, A and B, sharing a NATS JetStream
-// store (an embedded server).
+// store (an embedded server), with an OwnerTimeout of 400 ms (below the
+// 2 s a test-resubscribe task works without an event).
 func replicas(t *testing.T) (a, b string) {
+	t.Helper()
+	a, b, _ = replicaStores(t)
+	return a, b
+}
+
+// replicaStores is replicas, with the store connection of each.
+func replicaStores(t *testing.T) (a, b string, stores [2]*natsstore.Store) {
 	t.Helper()
 	url := natstest.Start(t)
 	base := [2]string{}
@@ -28,10 +36,11 @@ func replicas(t *testing.T) (a, b string) {
 			t.Fatal(err)
 		}
 		t.Cleanup(st.Close)
-		base[i], _ = serveWith(t, &a2a.Options{Events: st}, &a2ademo.Timings{Submitted: 20 * time.Millisecond,
+		stores[i] = st
+		base[i], _ = serveWith(t, &a2a.Options{Events: st, OwnerTimeout: 400 * time.Millisecond}, &a2ademo.Timings{Submitted: 20 * time.Millisecond,
 			Working: 50 * time.Millisecond, Resubscribe: 2 * time.Second}) // time to subscribe on B meanwhile
 	}
-	return base[0], base[1]
+	return base[0], base[1], stores
 }
 
 func taskID(t *testing.T, ev sseEvent) string {
@@ -133,4 +142,31 @@ func TestReplicasSubscribeSnapshot(t *testing.T) {
 	if r := call(t, b, "1.0", "GetTask", `{"id":"no-such-task"}`); r.Error == nil || r.Error.Code != -32001 {
 		t.Fatalf("unknown task on B: %+v", r.Error)
 	}
+}
+
+// TestReplicasOwnerDies: A loses the store (its NATS connection closes:
+// no more events, no more beats) while its task works; a subscriber on B
+// gets, once OwnerTimeout has passed, the task failed as the next event,
+// and B's GetTask says failed.
+func TestReplicasOwnerDies(t *testing.T) {
+	a, b, stores := replicaStores(t)
+	first := stream(t, a, "", `{"jsonrpc":"2.0","id":"s","method":"message/stream","params":{"message":{"kind":"message","messageId":"test-resubscribe-message-id-d","role":"user","parts":[{"kind":"text","text":"x"}]}}}`)
+	e1, e2 := <-first, <-first
+	id := taskID(t, e1)
+	checkIDs(t, []sseEvent{e1, e2}, 1)
+	stores[0].Close() // A is gone, as far as the other replicas can tell
+	start := time.Now()
+	evs := collect(stream(t, b, "", `{"jsonrpc":"2.0","id":"r","method":"tasks/resubscribe","params":{"id":"`+id+`"}}`, "Last-Event-ID", "2"))
+	if len(evs) != 1 || !strings.Contains(evs[0].data, `"state":"failed"`) || !strings.Contains(evs[0].data, `"final":true`) ||
+		!strings.Contains(evs[0].data, "stopped before the task ended") {
+		t.Fatalf("B's stream: %v", evs)
+	}
+	checkIDs(t, evs, 3)
+	if d := time.Since(start); d < 400*time.Millisecond {
+		t.Fatalf("the task failed after %v, before OwnerTimeout", d)
+	}
+	if r := call(t, b, "", "tasks/get", `{"id":"`+id+`"}`); r.Error != nil || !strings.Contains(string(r.Result), `"state":"failed"`) {
+		t.Fatalf("GetTask on B: %+v %s", r.Error, r.Result)
+	}
+	collect(first)
 }

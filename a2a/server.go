@@ -50,6 +50,12 @@ type Options struct {
 	// (webhook.go). A Pusher of Options.Push checks its connections by its
 	// own PusherOptions.AllowPrivate.
 	AllowPrivateWebhooks bool
+	// OwnerTimeout is how long, with a store shared by replicas, a replica
+	// following another's task waits without an event of it or a sign of
+	// life of its owner (each replica beats every OwnerTimeout/4) before
+	// it ends the task as failed, its executor gone (default 10 s;
+	// owner.go).
+	OwnerTimeout time.Duration
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
 	// Engine are the options of the two wires' engines (nil: defaults).
@@ -67,6 +73,10 @@ type Server struct {
 	// webhook's host when its config is set (webhook.go).
 	allowPrivate bool
 	lookupHost   lookupFunc
+	// instance names this replica to the others, ownerTimeout is
+	// Options.OwnerTimeout (with a shared store; owner.go).
+	instance     string
+	ownerTimeout time.Duration
 	log          *slog.Logger
 	max          int
 	ctx          context.Context
@@ -102,6 +112,14 @@ func New(card AgentCard, exec Executor, opts *Options) *Server {
 		s.push = NewPusher(&PusherOptions{AllowPrivate: o.AllowPrivateWebhooks})
 	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
+	if s.shared != nil {
+		s.instance, s.ownerTimeout = newID(), o.OwnerTimeout
+		if s.ownerTimeout <= 0 {
+			s.ownerTimeout = 10 * time.Second
+		}
+		s.wg.Add(1)
+		go s.beat()
+	}
 	for w := range s.eng {
 		var eo dispatch.Options
 		if o.Engine != nil {
@@ -180,7 +198,7 @@ func (s *Server) lookupLocal(id *string, remote dispatch.Code) (*task, error) {
 // newTask makes a submitted task for m and publishes it as its first
 // event.
 func (s *Server) newTask(m *Message, metadata []byte) *task {
-	t := &task{s: s, changed: make(chan struct{})}
+	t := &task{s: s, owner: s.instance, changed: make(chan struct{})}
 	t.t.ID = newID()
 	if m.TaskID != "" {
 		t.t.ID = m.TaskID

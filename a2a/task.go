@@ -29,7 +29,8 @@ type task struct {
 	changed chan struct{} // closed and replaced on every event
 	cancel  context.CancelFunc
 	running bool
-	remote  bool // loaded from the shared store: another replica runs it (replica.go)
+	remote  bool   // loaded from the shared store: another replica runs it (replica.go)
+	owner   string // the instance of the replica that runs it, with a shared store (owner.go)
 	push    []pushConfig
 	last    time.Time // of the last event, for eviction
 }
@@ -89,7 +90,8 @@ func (t *task) publishLocked(e *event) error {
 	}
 	t.seq++
 	ev := stored{seq: t.seq, data: renderBoth(e), final: e.final()}
-	if err := t.s.events.Append(t.s.ctx, t.key(), mcp.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
+	// not s.ctx: the events of a closing server (its tasks canceled) are stored too
+	if err := t.s.events.Append(context.WithoutCancel(t.s.ctx), t.key(), mcp.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
 		t.s.log.Warn("a2a: event store append failed", "task", t.t.ID, "err", err)
 	}
 	t.saveLocked()
