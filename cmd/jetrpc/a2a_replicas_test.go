@@ -130,3 +130,43 @@ func TestA2AReplicasKill(t *testing.T) {
 	res.Body.Close()
 	require.Empty(t, none)
 }
+
+// TestA2AReplicasOwnerKilled: replica A is SIGKILLed while its task works
+// (the echo agent's 5 s one), its client's stream open after two events.
+// The client resubscribes on B with Last-Event-ID 2: the task's executor
+// died with A, so B, once A has not beaten for the owner timeout (10 s),
+// ends the task as failed; the client gets that final event once, and
+// B's GetTask says failed.
+func TestA2AReplicasOwnerKilled(t *testing.T) {
+	natsURL := natstest.Start(t)
+	a, urlA := a2aReplica(t, natsURL)
+	_, urlB := a2aReplica(t, natsURL)
+	resA := a2aPost(t, urlA, "", "", `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message",`+
+		`"messageId":"test-resubscribe-message-id-dies","role":"user","parts":[{"kind":"text","text":"lost"}]}}}`)
+	defer resA.Body.Close()
+	first := readEvents(bufio.NewReader(resA.Body), 2)
+	require.Len(t, first, 2)
+	var r struct {
+		Result struct {
+			ID string `json:"id"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(first[0].data), &r))
+	id := r.Result.ID
+	require.NoError(t, a.cmd.Process.Kill()) // mid-task
+	<-a.done
+	a.done <- nil
+	start := time.Now()
+	res := a2aPost(t, urlB, "", "2", `{"jsonrpc":"2.0","id":"r","method":"tasks/resubscribe","params":{"id":"`+id+`"}}`)
+	rest := readEvents(bufio.NewReader(res.Body), -1)
+	res.Body.Close()
+	require.Len(t, rest, 1, "%q", rest)
+	require.Equal(t, "3", rest[0].id)
+	require.Contains(t, rest[0].data, `"state":"failed"`)
+	require.Contains(t, rest[0].data, `"final":true`)
+	require.Greater(t, time.Since(start), 5*time.Second, "failed before the owner timeout")
+	get := a2aPost(t, urlB, "", "", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"`+id+`"}}`)
+	body, _ := io.ReadAll(get.Body)
+	get.Body.Close()
+	require.Contains(t, string(body), `"state":"failed"`)
+}
