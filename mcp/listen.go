@@ -6,7 +6,9 @@ package mcp
 // asked for and the server honours), sends the acknowledgment, then waits
 // until the call ends: on HTTP its event stream's connection is lost, on
 // stdio the client sends notifications/cancelled for it, or the server
-// shuts down. ToolsChanged, PromptsChanged, ResourcesChanged and
+// shuts down (HTTPHandler.Shutdown ends the streams with the request's
+// result first; on stdio the client gets notifications/cancelled for it).
+// ToolsChanged, PromptsChanged, ResourcesChanged and
 // ResourceUpdated send their notification, tagged with the subscription id
 // (the listen request's id), on the streams that asked for it: on HTTP as
 // events of the listen request's stream, on stdio on the connection. A
