@@ -36,7 +36,7 @@ func (s *Server) beat() {
 		select {
 		case <-tick.C:
 		case <-s.ctx.Done():
-			s.events.Forget(context.WithoutCancel(s.ctx), beatKey(s.instance))
+			s.events.Forget(s.storeCtx, beatKey(s.instance))
 			return
 		}
 	}

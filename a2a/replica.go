@@ -39,7 +39,7 @@ func (t *task) saveLocked() {
 	b = append(b, `,"task":`...)
 	b = appender{V10}.task(b, &t.t, -1)
 	b = append(b, '}')
-	if err := ss.SaveSession(context.WithoutCancel(t.s.ctx), t.key().Session, b); err != nil {
+	if err := ss.SaveSession(t.s.storeCtx, t.key().Session, b); err != nil {
 		t.s.log.Warn("a2a: task state save failed", "task", t.t.ID, "err", err)
 	}
 }

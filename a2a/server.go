@@ -81,7 +81,10 @@ type Server struct {
 	max          int
 	ctx          context.Context
 	stop         context.CancelFunc
-	eng          [2]*dispatch.Engine // by Wire
+	// storeCtx is ctx without its cancel: the events and states of a
+	// closing server (its tasks canceled) are stored too.
+	storeCtx context.Context
+	eng      [2]*dispatch.Engine // by Wire
 
 	mu    sync.Mutex
 	tasks map[string]*task
@@ -112,6 +115,7 @@ func New(card AgentCard, exec Executor, opts *Options) *Server {
 		s.push = NewPusher(&PusherOptions{AllowPrivate: o.AllowPrivateWebhooks})
 	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.storeCtx = context.WithoutCancel(s.ctx)
 	if s.shared != nil {
 		s.instance, s.ownerTimeout = newID(), o.OwnerTimeout
 		if s.ownerTimeout <= 0 {

@@ -90,8 +90,7 @@ func (t *task) publishLocked(e *event) error {
 	}
 	t.seq++
 	ev := stored{seq: t.seq, data: renderBoth(e), final: e.final()}
-	// not s.ctx: the events of a closing server (its tasks canceled) are stored too
-	if err := t.s.events.Append(context.WithoutCancel(t.s.ctx), t.key(), mcp.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
+	if err := t.s.events.Append(t.s.storeCtx, t.key(), mcp.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
 		t.s.log.Warn("a2a: event store append failed", "task", t.t.ID, "err", err)
 	}
 	t.saveLocked()
