@@ -3,7 +3,6 @@ package mcpbench
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -18,20 +17,13 @@ const (
 	V20260728 = "2026-07-28" // stateless: _meta and Mcp-Method/Mcp-Name on every request
 )
 
-// NewHTTPClient returns the client every Conn of one run shares: keep-alive
-// connections, up to conns idle ones kept.
-func NewHTTPClient(conns int) *http.Client {
-	tr := &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns, IdleConnTimeout: time.Minute,
-		DisableCompression: true}
-	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
-}
-
 // Conn is one MCP client of the load generator: on 2025-11-25 a session
 // opened by Open, on 2026-07-28 none. It is not safe for concurrent use.
 type Conn struct {
 	URL     string
 	Version string
-	HTTP    *http.Client
+	w       *wire
+	hdr     []byte
 	session string
 	id      int
 	body    []byte
@@ -40,7 +32,7 @@ type Conn struct {
 
 // Open starts the client's session on 2025-11-25 (initialize, then
 // notifications/initialized); on 2026-07-28 there is nothing to open.
-func (c *Conn) Open(ctx context.Context) error {
+func (c *Conn) Open() error {
 	if c.Version == V20260728 {
 		return nil
 	}
@@ -51,11 +43,11 @@ func (c *Conn) Open(ctx context.Context) error {
 	c.body = append(c.body, `,"method":"initialize","params":{"protocolVersion":"`...)
 	c.body = append(c.body, c.Version...)
 	c.body = append(c.body, `","capabilities":{},"clientInfo":{"name":"mcpbench","version":"1"}}}`...)
-	res, err := c.post(ctx, "initialize", "")
+	res, err := c.post("initialize", "")
 	if err != nil {
 		return err
 	}
-	c.session = res.Header.Get("Mcp-Session-Id")
+	c.session = res.session
 	if err := c.readResult(res, `"protocolVersion":"`+c.Version+`"`); err != nil {
 		return err
 	}
@@ -63,22 +55,24 @@ func (c *Conn) Open(ctx context.Context) error {
 		return errors.New("initialize: no Mcp-Session-Id")
 	}
 	c.body = append(c.body[:0], `{"jsonrpc":"2.0","method":"notifications/initialized"}`...)
-	res, err = c.post(ctx, "notifications/initialized", "")
+	res, err = c.post("notifications/initialized", "")
 	if err != nil {
 		return err
 	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusAccepted {
-		return errors.New("notifications/initialized: HTTP " + res.Status)
+	if _, err := io.Copy(io.Discard, res.body); err != nil {
+		c.Close()
+		return err
+	}
+	if res.status != http.StatusAccepted {
+		return errors.New("notifications/initialized: HTTP " + strconv.Itoa(res.status))
 	}
 	return nil
 }
 
 // Echo calls the tool echo with text and checks that the result holds it.
-func (c *Conn) Echo(ctx context.Context, text string) error {
+func (c *Conn) Echo(text string) error {
 	c.call("echo", `{"text":"`+text+`"}`, false)
-	res, err := c.post(ctx, "tools/call", "echo")
+	res, err := c.post("tools/call", "echo")
 	if err != nil {
 		return err
 	}
@@ -89,22 +83,23 @@ func (c *Conn) Echo(ctx context.Context, text string) error {
 // returns the time from the request to the first progress notification.
 // The response must be an event stream that carries one, then the result
 // "done".
-func (c *Conn) Countdown(ctx context.Context, n int) (time.Duration, error) {
+func (c *Conn) Countdown(n int) (time.Duration, error) {
 	c.call("countdown", `{"n":`+strconv.Itoa(n)+`}`, true)
 	start := time.Now()
-	res, err := c.post(ctx, "tools/call", "countdown")
+	res, err := c.post("tools/call", "countdown")
 	if err != nil {
 		return 0, err
 	}
-	defer res.Body.Close()
-	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		return 0, errors.New("countdown: no event stream: HTTP " + res.Status + " " + res.Header.Get("Content-Type"))
+	if !strings.HasPrefix(res.ctype, "text/event-stream") {
+		c.Close()
+		return 0, errors.New("countdown: no event stream: HTTP " + strconv.Itoa(res.status) + " " + res.ctype)
 	}
 	var first time.Duration
-	br := bufio.NewReader(res.Body)
+	br := bufio.NewReader(res.body)
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
+			c.Close()
 			return 0, errors.New("countdown: the stream ended before the result: " + err.Error())
 		}
 		data, ok := bytes.CutPrefix(line, []byte("data:"))
@@ -114,14 +109,20 @@ func (c *Conn) Countdown(ctx context.Context, n int) (time.Duration, error) {
 			first = time.Since(start)
 		case bytes.Contains(data, []byte(`"result"`)):
 			if !bytes.Contains(data, []byte(`"text":"done"`)) {
+				c.Close()
 				return 0, errors.New("countdown: result " + string(data))
 			}
 			if first == 0 {
+				c.Close()
 				return 0, errors.New("countdown: no progress before the result")
 			}
-			io.Copy(io.Discard, br)
+			if _, err := io.Copy(io.Discard, br); err != nil {
+				c.Close()
+				return 0, err
+			}
 			return first, nil
 		case bytes.Contains(data, []byte(`"error"`)):
+			c.Close()
 			return 0, errors.New("countdown: " + string(data))
 		}
 	}
@@ -157,40 +158,49 @@ func (c *Conn) call(tool, args string, progress bool) {
 }
 
 // post sends c.body with the headers of c's revision.
-func (c *Conn) post(ctx context.Context, method, name string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(c.body))
-	if err != nil {
-		return nil, err
+func (c *Conn) post(method, name string) (response, error) {
+	if c.w == nil {
+		w, err := newWire(c.URL)
+		if err != nil {
+			return response{}, err
+		}
+		c.w = w
 	}
-	h := req.Header
-	h["Content-Type"] = []string{"application/json"}
-	h["Accept"] = []string{"application/json, text/event-stream"}
+	h := c.hdr[:0]
 	if method != "initialize" {
-		h["Mcp-Protocol-Version"] = []string{c.Version}
+		h = append(append(append(h, "Mcp-Protocol-Version: "...), c.Version...), "\r\n"...)
 	}
 	if c.session != "" {
-		h["Mcp-Session-Id"] = []string{c.session}
+		h = append(append(append(h, "Mcp-Session-Id: "...), c.session...), "\r\n"...)
 	}
 	if c.Version == V20260728 {
-		h["Mcp-Method"] = []string{method}
+		h = append(append(append(h, "Mcp-Method: "...), method...), "\r\n"...)
 		if name != "" {
-			h["Mcp-Name"] = []string{name}
+			h = append(append(append(h, "Mcp-Name: "...), name...), "\r\n"...)
 		}
 	}
-	return c.HTTP.Do(req)
+	c.hdr = h
+	return c.w.post(h, c.body)
+}
+
+// Close closes the connection.
+func (c *Conn) Close() {
+	if c.w != nil {
+		c.w.close()
+	}
 }
 
 // readResult reads a response (JSON or an event stream) and checks that it
 // is 200 with a result holding want.
-func (c *Conn) readResult(res *http.Response, want string) error {
+func (c *Conn) readResult(res response, want string) error {
 	var err error
-	c.resp, err = readAll(res.Body, c.resp[:0])
-	res.Body.Close()
+	c.resp, err = readAll(res.body, c.resp[:0])
 	switch {
 	case err != nil:
+		c.Close()
 		return err
-	case res.StatusCode != http.StatusOK:
-		return errors.New("HTTP " + res.Status + ": " + string(c.resp))
+	case res.status != http.StatusOK:
+		return errors.New("HTTP " + strconv.Itoa(res.status) + ": " + string(c.resp))
 	case !bytes.Contains(c.resp, []byte(`"result"`)) || !bytes.Contains(c.resp, []byte(want)):
 		return errors.New("unexpected answer: " + string(c.resp))
 	}

@@ -30,12 +30,17 @@ func (t Throughput) ReqPerSec() float64 { return float64(t.Calls) / t.Elapsed.Se
 // RunThroughput has cfg.Clients clients call echo as fast as they can on
 // p, and reads the server's allocations before and after.
 func RunThroughput(ctx context.Context, p *Proc, version string, cfg Config) (Throughput, error) {
-	hc := NewHTTPClient(cfg.Clients)
-	defer hc.CloseIdleConnections()
 	conns := make([]*Conn, cfg.Clients)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
 	for i := range conns {
-		conns[i] = &Conn{URL: p.URL, Version: version, HTTP: hc}
-		if err := conns[i].Open(ctx); err != nil {
+		conns[i] = &Conn{URL: p.URL, Version: version}
+		if err := conns[i].Open(); err != nil {
 			return Throughput{}, err
 		}
 	}
@@ -74,7 +79,7 @@ func hammer(ctx context.Context, conns []*Conn, d time.Duration) (int64, time.Du
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) && ctx.Err() == nil {
-				if err := c.Echo(ctx, "hello"); err != nil {
+				if err := c.Echo("hello"); err != nil {
 					once.Do(func() { first = err; cancel() })
 					return
 				}
@@ -96,11 +101,10 @@ type SessionMem struct {
 // leaves them idle, and returns the growth of the server's RSS and live
 // heap (after a collection) per session.
 func RunSessions(ctx context.Context, p *Proc, version string, cfg Config) (SessionMem, error) {
-	hc := NewHTTPClient(1)
-	defer hc.CloseIdleConnections()
-	c := &Conn{URL: p.URL, Version: version, HTTP: hc}
+	c := &Conn{URL: p.URL, Version: version}
+	defer c.Close()
 	for range 16 { // warm-up: the connection, the code paths
-		if err := c.Open(ctx); err != nil {
+		if err := c.Open(); err != nil {
 			return SessionMem{}, err
 		}
 	}
@@ -109,7 +113,7 @@ func RunSessions(ctx context.Context, p *Proc, version string, cfg Config) (Sess
 		return SessionMem{}, err
 	}
 	for range cfg.Sessions {
-		if err := c.Open(ctx); err != nil {
+		if err := c.Open(); err != nil {
 			return SessionMem{}, err
 		}
 	}
@@ -125,15 +129,14 @@ func RunSessions(ctx context.Context, p *Proc, version string, cfg Config) (Sess
 // RunProgress times cfg.Progress countdown calls (n=5), one after the
 // other, to their first progress notification, after 20 untimed ones.
 func RunProgress(ctx context.Context, p *Proc, version string, cfg Config) ([]time.Duration, error) {
-	hc := NewHTTPClient(1)
-	defer hc.CloseIdleConnections()
-	c := &Conn{URL: p.URL, Version: version, HTTP: hc}
-	if err := c.Open(ctx); err != nil {
+	c := &Conn{URL: p.URL, Version: version}
+	defer c.Close()
+	if err := c.Open(); err != nil {
 		return nil, err
 	}
 	var d []time.Duration
 	for i := range 20 + cfg.Progress {
-		t, err := c.Countdown(ctx, 5)
+		t, err := c.Countdown(5)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"runtime"
 	"strconv"
@@ -39,7 +40,8 @@ func MemHandler(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-// Serve listens on addr, mounts mcp at /mcp and MemHandler at MemPath,
+// Serve listens on addr, mounts mcp at /mcp, MemHandler at MemPath and
+// net/http/pprof at /debug/pprof/ (for a look at where the peer allocates),
 // prints "listening http ADDR" on stderr (as jetrpc serve does) and serves
 // until the listener fails.
 func Serve(addr string, mcp http.Handler) error {
@@ -50,6 +52,8 @@ func Serve(addr string, mcp http.Handler) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp)
 	mux.HandleFunc(MemPath, MemHandler)
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	fmt.Fprintln(os.Stderr, "listening http", ln.Addr().String())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	return srv.Serve(ln)
