@@ -122,10 +122,10 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 			[]byte(`"_meta[\"`+metaCaps+`\"] is required"`)))
 		return false
 	}
-	if !mirroredOnce(ctx, m.ID) {
+	method, name, ok := mirrored(ctx, m.ID)
+	if !ok {
 		return false
 	}
-	method := ctx.Request.Header.Peek("Mcp-Method")
 	switch {
 	case len(method) == 0:
 		return mismatch("the Mcp-Method header is required")
@@ -145,12 +145,11 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 		c.modern, c.version = true, Modern
 		return h.ready(c)
 	}
-	name := ctx.Request.Header.Peek("Mcp-Name")
 	if len(name) == 0 {
 		return mismatch("the Mcp-Name header is required")
 	}
-	decoded, ok := decodeMirrored(nil, name)
-	if !ok {
+	decoded, valid := decodeMirrored(nil, name)
+	if !valid {
 		return mismatch("the Mcp-Name header is not a valid value")
 	}
 	if string(decoded) != string(body) {

@@ -90,19 +90,42 @@ func decodeMirrored(dst, v []byte) ([]byte, bool) {
 	return v, true
 }
 
-// mirroredOnce answers 400 with HeaderMismatch, and returns false, when a
-// header that mirrors the body of a 2026-07-28 request is given more than
-// once: an intermediary could route on one value while the server checks
-// another.
-func mirroredOnce(ctx *fasthttp.RequestCtx, id []byte) bool {
-	for _, name := range [...]string{"Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"} {
-		if len(ctx.Request.Header.PeekAll(name)) > 1 {
-			httpRPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch,
-				"Header mismatch: the "+name+" header is given more than once", nil))
-			return false
+// mirrored returns the Mcp-Method and Mcp-Name headers of a 2026-07-28
+// request, read in one pass over the headers. When one of them, or
+// MCP-Protocol-Version, is given more than once it answers 400 with
+// HeaderMismatch and returns false: an intermediary could route on one
+// value while the server checks another.
+func mirrored(ctx *fasthttp.RequestCtx, id []byte) (method, name []byte, ok bool) {
+	names := [...]string{"Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"}
+	var seen [3]uint8
+	for k, v := range ctx.Request.Header.All() {
+		i := 0
+		switch len(k) { // the names' lengths differ
+		case len(names[0]):
+		case len(names[1]):
+			i = 1
+		case len(names[2]):
+			i = 2
+		default:
+			continue
+		}
+		if !bytes.EqualFold(k, []byte(names[i])) {
+			continue
+		}
+		if seen[i]++; seen[i] == 1 && i == 1 {
+			method = v
+		} else if seen[i] == 1 && i == 2 {
+			name = v
 		}
 	}
-	return true
+	for i, n := range seen {
+		if n > 1 {
+			httpRPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch,
+				"Header mismatch: the "+names[i]+" header is given more than once", nil))
+			return nil, nil, false
+		}
+	}
+	return method, name, true
 }
 
 // checkParams checks the Mcp-Param-* headers of a 2026-07-28 tools/call of
