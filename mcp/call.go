@@ -233,6 +233,7 @@ func (c *call) notify(method string, params []byte) error {
 // result, as dispatch.Peer.Call does. It fails with dispatch.ErrOneWay
 // where the client cannot answer: a stateless or Modern request (which
 // asks for input through its result instead), or an Inline tool on HTTP.
+// Ask asks on every revision.
 func CallClient(ctx context.Context, method string, params, result any) error {
 	c := callOf(ctx)
 	if c == nil {
