@@ -297,10 +297,11 @@ func writeChunks(w deadliner, b []byte, wt time.Duration, dl *time.Duration) err
 	for len(b) > 0 {
 		n := min(len(b), writeChunk)
 		if wt > 0 {
-			now := time.Now()
-			if mono := now.Sub(monoBase); *dl < mono+wt-wt/8 {
+			// time.Since reads only the monotonic clock; the wall clock
+			// (time.Now) is read only when the deadline moves.
+			if mono := time.Since(monoBase); *dl < mono+wt-wt/8 {
 				*dl = mono + wt
-				if err := w.SetWriteDeadline(now.Add(wt)); err != nil {
+				if err := w.SetWriteDeadline(time.Now().Add(wt)); err != nil {
 					return err
 				}
 			}
