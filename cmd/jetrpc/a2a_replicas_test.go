@@ -165,8 +165,18 @@ func TestA2AReplicasOwnerKilled(t *testing.T) {
 	require.Contains(t, rest[0].data, `"state":"failed"`)
 	require.Contains(t, rest[0].data, `"final":true`)
 	require.Greater(t, time.Since(start), 5*time.Second, "failed before the owner timeout")
-	get := a2aPost(t, urlB, "", "", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"`+id+`"}}`)
-	body, _ := io.ReadAll(get.Body)
-	get.Body.Close()
+	// The state is saved right after the final event is appended (in that
+	// order, so that a state that says terminal never hides an event from
+	// a replay): B's GetTask may see working for a moment after the event.
+	var body []byte
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		get := a2aPost(t, urlB, "", "", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"`+id+`"}}`)
+		body, _ = io.ReadAll(get.Body)
+		get.Body.Close()
+		if strings.Contains(string(body), `"state":"failed"`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	require.Contains(t, string(body), `"state":"failed"`)
 }
