@@ -36,7 +36,19 @@ func newEndpoint(t *testing.T, opts *mcp.HTTPOptions) *endpoint {
 	if opts.Retry == 0 {
 		opts.Retry = 50 * time.Millisecond
 	}
-	h := mcp.NewHTTP(s, opts)
+	return serveHTTP(t, s, opts)
+}
+
+// serveHTTP serves s's HTTP endpoint on loopback until the test ends.
+func serveHTTP(t *testing.T, s *mcp.Server, opts *mcp.HTTPOptions) *endpoint {
+	t.Helper()
+	return serveHandler(t, mcp.NewHTTP(s, opts), s)
+}
+
+// serveHandler serves h on loopback until the test ends, then shuts it
+// down and closes s (when not nil).
+func serveHandler(t *testing.T, h *mcp.HTTPHandler, s *mcp.Server) *endpoint {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := &fasthttp.Server{Handler: h.ServeFastHTTP, CloseOnShutdown: true}
@@ -48,7 +60,9 @@ func newEndpoint(t *testing.T, opts *mcp.HTTPOptions) *endpoint {
 		require.NoError(t, h.Shutdown(ctx))
 		require.NoError(t, srv.ShutdownWithContext(ctx))
 		tr.CloseIdleConnections()
-		s.Close()
+		if s != nil {
+			s.Close()
+		}
 	})
 	return &endpoint{t: t, url: "http://" + ln.Addr().String() + "/mcp", h: h, c: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
 }

@@ -8,8 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"maps"
-	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -369,19 +367,7 @@ func TestInputRequiredStdio(t *testing.T) {
 // POST, and its result ends the stream.
 func TestInputRequiredLegacyHTTP(t *testing.T) {
 	_, h := inputServer(t, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &fasthttp.Server{Handler: h.ServeFastHTTP, CloseOnShutdown: true}
-	go srv.Serve(ln)
-	tr := &http.Transport{}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, h.Shutdown(ctx))
-		require.NoError(t, srv.ShutdownWithContext(ctx))
-		tr.CloseIdleConnections()
-	})
-	e := &endpoint{t: t, url: "http://" + ln.Addr().String() + "/mcp", h: h, c: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
+	e := serveHandler(t, h, nil)
 	sid := e.initialize(mcp.Version20251125)
 	res := e.open("POST", hdr{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
 	defer res.Body.Close()

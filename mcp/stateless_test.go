@@ -4,35 +4,13 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/stretchr/testify/require"
-	"github.com/valyala/fasthttp"
 )
-
-// serveHTTP serves s's HTTP endpoint on loopback until the test ends.
-func serveHTTP(t *testing.T, s *mcp.Server, opts *mcp.HTTPOptions) *endpoint {
-	t.Helper()
-	h := mcp.NewHTTP(s, opts)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &fasthttp.Server{Handler: h.ServeFastHTTP, CloseOnShutdown: true}
-	go srv.Serve(ln)
-	tr := &http.Transport{}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, h.Shutdown(ctx))
-		require.NoError(t, srv.ShutdownWithContext(ctx))
-		tr.CloseIdleConnections()
-		s.Close()
-	})
-	return &endpoint{t: t, url: "http://" + ln.Addr().String() + "/mcp", h: h, c: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
-}
 
 // stdioPeer is a client of s over stdio pipes.
 type stdioPeer struct {
