@@ -165,8 +165,17 @@ func TestReplicasOwnerDies(t *testing.T) {
 	if d := time.Since(start); d < 400*time.Millisecond {
 		t.Fatalf("the task failed after %v, before OwnerTimeout", d)
 	}
-	if r := call(t, b, "", "tasks/get", `{"id":"`+id+`"}`); r.Error != nil || !strings.Contains(string(r.Result), `"state":"failed"`) {
-		t.Fatalf("GetTask on B: %+v %s", r.Error, r.Result)
+	// The state is saved right after the final event is appended (in that
+	// order, so that a saved terminal state never hides an event from a
+	// replay): GetTask may read working for a moment after the event.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r := call(t, b, "", "tasks/get", `{"id":"`+id+`"}`)
+		if r.Error == nil && strings.Contains(string(r.Result), `"state":"failed"`) {
+			break
+		}
+		if r.Error != nil || time.Now().After(deadline) {
+			t.Fatalf("GetTask on B: %+v %s", r.Error, r.Result)
+		}
 	}
 	collect(first)
 }
