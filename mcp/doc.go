@@ -20,14 +20,28 @@
 // MCP-Protocol-Version header) is served on its own, statelessly, and its
 // results carry "resultType":"complete". Results follow the revision's
 // schema exactly, with no member of another: ping answers {} to the
-// initialize-based revisions.
+// initialize-based revisions. On 2026-07-28 the methods that revision
+// removed (initialize, ping, logging/setLevel, resources/subscribe and
+// resources/unsubscribe) are -32601 (404 on HTTP), a log notification is
+// sent only at or above the request's _meta logLevel, and
+// subscriptions/listen carries the list-changed and resource-updated
+// notifications ([Server.ToolsChanged], [Server.PromptsChanged],
+// [Server.ResourcesChanged], [Server.ResourceUpdated]) of the types the
+// client asked for. A tool parameter tagged mcpheader:"Name" (or marked
+// x-mcp-header in a hand-written schema) must be mirrored by the
+// request's Mcp-Param-Name header (checked over HTTP, -32020 otherwise).
 //
 // # Calls
 //
 // A tool's handler gets a context through which it can report progress
 // ([Progress], when the call carried _meta.progressToken), send other
-// notifications about the call ([Notify]), call the client ([CallClient],
-// where the transport allows it) and, over Streamable HTTP, close its event
+// notifications about the call ([Notify]), ask the client for input
+// ([Ask]: elicitation, sampling, roots; on the initialize-based revisions
+// requests on the call's stream, on 2026-07-28 an input-required result
+// with a signed requestState, the handler running again with the
+// answers), require client capabilities ([RequireClientCapabilities]:
+// -32021), call the client ([CallClient], where the transport allows it)
+// and, over Streamable HTTP, close its event
 // stream's connection so that the client resumes it ([CloseSSEStream]).
 // The context is cancelled when the client sends notifications/cancelled
 // for the call, when its session ends or the server shuts down; on HTTP a
