@@ -98,7 +98,11 @@ func (s *Server) orphaned(ctx context.Context, old *task) {
 	t.t.History = append(t.t.History, *e.status.Message)
 	t.t.Status = *e.status
 	t.seq = last.Seq + 1
-	if err := s.events.Append(ctx, t.key(), mcp.Event{Seq: t.seq, Data: renderBoth(e), Final: true}); err != nil {
+	// Not ctx: the subscriber that started this watch can get the event
+	// from the store before the append's acknowledgement comes back, end
+	// its stream and cancel ctx; the event would be stored, the append
+	// report "context canceled" and the state never be saved.
+	if err := s.events.Append(s.storeCtx, t.key(), mcp.Event{Seq: t.seq, Data: renderBoth(e), Final: true}); err != nil {
 		s.log.Warn("a2a: event store append failed", "task", t.t.ID, "err", err)
 		return
 	}
