@@ -49,6 +49,10 @@ type call struct {
 	meta  callMeta  // what a Modern request's _meta declares (stateless.go)
 	input inputCall // its input requests (inputrequired.go)
 
+	taskOK  bool  // RunTask may make a task of it (task.go)
+	taskReq bool  // its tool requires a task
+	task    *task // the task RunTask made of it; on a task's own call, that task
+
 	mu        sync.Mutex
 	done      chan struct{} // made by Done
 	cancelled bool

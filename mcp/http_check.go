@@ -141,6 +141,8 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 		body = text(nil, rp.name, rp.nameEsc)
 	case "resources/read":
 		body = text(nil, rp.uri, rp.uriEsc)
+	case "tasks/get", "tasks/update", "tasks/cancel": // SEP-2663: Mcp-Name is the task's id
+		body = text(nil, rp.taskID, rp.taskIDEsc)
 	default:
 		c.modern, c.version = true, Modern
 		return h.ready(c)

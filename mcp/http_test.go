@@ -250,7 +250,7 @@ func TestHTTPModern(t *testing.T) {
 		require.Empty(t, res.Header.Get("Mcp-Session-Id"), name)
 	}
 	f("server/discover", h("server/discover", ""), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`, 200,
-		`"result":{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"test","version":"1"}}}`)
+		`"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"test","version":"1"}}}`)
 	// 2026-07-28 removed the handshake, ping, logging/setLevel and resources/(un)subscribe:
 	// "If the server does not implement the requested RPC method, it MUST respond with
 	// 404 Not Found and a JSON-RPC error with code -32601" (basic/transports/streamable-http).

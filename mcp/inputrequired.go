@@ -139,6 +139,14 @@ func Ask(ctx context.Context, reqs ...InputRequest) error {
 			return ErrInputMethod
 		}
 	}
+	if c.task != nil && !c.taskOK { // inside a task's work
+		for i := range reqs {
+			if err := RequireClientCapabilities(ctx, capabilityOf(reqs[i].Method)); err != nil {
+				return err
+			}
+		}
+		return c.task.ask(reqs)
+	}
 	if !c.modern {
 		for i := range reqs {
 			if err := CallClient(ctx, reqs[i].Method, reqs[i].Params, reqs[i].Result); err != nil {
@@ -397,17 +405,26 @@ func (st *inputState) request(r *InputRequest) error {
 	if findEntry(st.pending, r.Key) != nil {
 		return nil
 	}
-	params, err := rpcmsg.MarshalParams(r.Params, dispatch.ErrPeerParams)
+	raw, err := inputRequestJSON(r)
 	if err != nil {
 		return err
+	}
+	st.pending = append(st.pending, inputEntry{key: r.Key, raw: raw})
+	return nil
+}
+
+// inputRequestJSON returns r as a member of inputRequests:
+// {"method":...,"params":...}.
+func inputRequestJSON(r *InputRequest) ([]byte, error) {
+	params, err := rpcmsg.MarshalParams(r.Params, dispatch.ErrPeerParams)
+	if err != nil {
+		return nil, err
 	}
 	raw := encode.AppendString(append([]byte(nil), `{"method":`...), r.Method)
 	if params == nil {
 		params = []byte("{}")
 	}
-	raw = append(appendOneLine(append(raw, `,"params":`...), params), '}')
-	st.pending = append(st.pending, inputEntry{key: r.Key, raw: raw})
-	return nil
+	return append(appendOneLine(append(raw, `,"params":`...), params), '}'), nil
 }
 
 // appendResult appends the call's InputRequiredResult, or returns the

@@ -49,10 +49,11 @@ type listeners struct {
 
 // listener is one open subscriptions/listen request.
 type listener struct {
-	c    *call
-	id   []byte // the request's id, raw: the subscription id
-	want uint8
-	uris map[string]bool // resourceSubscriptions
+	c     *call
+	id    []byte // the request's id, raw: the subscription id
+	want  uint8
+	uris  map[string]bool // resourceSubscriptions
+	tasks map[string]bool // taskIds (task_methods.go)
 
 	mu     sync.Mutex
 	closed bool
@@ -159,6 +160,7 @@ type listenFilter struct {
 	Prompts   bool     `json:"promptsListChanged"`
 	Resources bool     `json:"resourcesListChanged"`
 	URIs      []string `json:"resourceSubscriptions"`
+	TaskIDs   []string `json:"taskIds"`
 }
 
 // honour returns the part of f the server agrees to, as a listener's
@@ -224,8 +226,17 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 		return dst, nil // a notification: nobody to answer
 	}
 	l := &listener{c: c, id: append([]byte(nil), id...), end: make(chan struct{}), gone: make(chan struct{})}
-	var ack []byte
+	var ack, taskAck []byte
 	l.want, l.uris, ack = s.honour(in.Notifications)
+	if l.tasks, taskAck, err = s.honourTasks(c, in.Notifications.TaskIDs); err != nil {
+		return dst, err
+	}
+	if len(taskAck) > 0 {
+		if len(ack) == 2 {
+			taskAck = taskAck[1:] // the first member's comma
+		}
+		ack = append(append(ack[:len(ack)-1], taskAck...), '}')
+	}
 	c.setID(id)
 	if c.sess != nil { // stdio: notifications/cancelled ends it
 		c.sess.calls.add(c)

@@ -43,6 +43,7 @@ func (s *Server) register() {
 	}
 	s.registerExtra()
 	s.registerListen()
+	s.registerTasks()
 }
 
 // knownMethod reports whether the server answers method (for the HTTP
@@ -53,7 +54,7 @@ func knownMethod(method []byte) bool {
 		"resources/read", "prompts/list", "prompts/get":
 		return true
 	}
-	return knownExtra(method)
+	return knownExtra(method) || taskMethod(method)
 }
 
 // begin returns the call of a request: the HTTP endpoint's, or one made
@@ -187,10 +188,21 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
-	c.input.begin("tools/call", params, len(dst))
+	if t.Tasks != TaskForbidden {
+		c.taskOK = c.modern && hasExtension(c.meta.caps, ExtensionTasks)
+		c.taskReq = t.Tasks == TaskRequired
+		if c.taskReq && !c.taskOK {
+			return dst, c.failed(missingTasks())
+		}
+	}
+	start := len(dst)
+	c.input.begin("tools/call", params, start)
 	dst, err = t.serve(c, p.arguments, dst)
-	if c.input.asked() {
+	switch {
+	case c.input.asked():
 		return c.input.answer(dst)
+	case c.task != nil:
+		return c.task.appendCreated(dst[:start]), nil
 	}
 	return dst, c.failed(err)
 }

@@ -10,6 +10,9 @@ type reqParams struct {
 	name, uri  []byte // unquoted when they had no escapes; see str
 	nameEsc    bool
 	uriEsc     bool
+	taskID     []byte // tasks/*'s taskId, as name
+	taskIDEsc  bool
+	taskIDBad  bool // present, not a string
 	arguments  []byte
 	token      []byte // _meta.progressToken
 	version    []byte // _meta["io.modelcontextprotocol/protocolVersion"], unquoted
@@ -41,6 +44,9 @@ func (p *reqParams) parse(params []byte) {
 			p.uri, p.uriEsc = str(v)
 		case decode.KeyEquals(k, "arguments"):
 			p.arguments = v
+		case decode.KeyEquals(k, "taskId"):
+			p.taskID, p.taskIDEsc = str(v)
+			p.taskIDBad = p.taskID == nil
 		case decode.KeyEquals(k, "requestId"):
 			p.requestID = v
 		case decode.KeyEquals(k, "protocolVersion"):

@@ -56,6 +56,7 @@ type Server struct {
 	promptIdx map[string]*Prompt
 	ext       serverExt // templates, completions, subscriptions (extra.go)
 	listen    listeners // subscriptions/listen streams (listen.go)
+	tasks     taskStore // the tasks of RunTask (task.go)
 
 	once  sync.Once
 	built built // the answers built once, when the server freezes
@@ -168,8 +169,8 @@ func (s *Server) build() {
 		b.resources[i] = s.appendList(resultStart(nil, modern), "resources", len(s.resources), func(dst []byte, i int) []byte { return s.resources[i].appendDesc(dst) })
 		b.prompts[i] = s.appendList(resultStart(nil, modern), "prompts", len(s.prompts), func(dst []byte, i int) []byte { return s.prompts[i].appendDesc(dst) })
 	}
-	d := append(resultStart(nil, true), `"supportedVersions":`+supportedJSON+`,"capabilities":`...)
-	d = append(d, s.modernCaps(b.caps)...)
+	d := append(cacheHints(resultStart(nil, true), listTTL, "public"), `"supportedVersions":`+supportedJSON+`,"capabilities":`...)
+	d = append(d, s.taskCaps(s.modernCaps(b.caps))...)
 	d = append(append(d, `,"_meta":{"io.modelcontextprotocol/serverInfo":`...), b.info...)
 	d = append(d, '}')
 	d = s.appendInstructions(d)

@@ -36,6 +36,9 @@ type Tool struct {
 	// goroutine hand-off. Messages it sends anyway arrive, in an event
 	// stream, after it returned, and it cannot call the client.
 	Inline bool
+	// Tasks says whether the tool's calls may run as tasks (the tasks
+	// extension of 2026-07-28): its handler hands its work to RunTask.
+	Tasks TaskSupport
 
 	serve   func(c *call, args, dst []byte) ([]byte, error) // appends the CallToolResult
 	err     error                                           // from the constructor

@@ -123,6 +123,9 @@ func RegisterConformance(s *mcp.Server) error {
 	if err := registerStateless(s); err != nil {
 		return err
 	}
+	if err := registerTasks(s); err != nil {
+		return err
+	}
 	return errors.Join(registerInput(s), s.EnableLogging(), s.SetCompleter(complete))
 }
 
