@@ -31,6 +31,20 @@
 // x-mcp-header in a hand-written schema) must be mirrored by the
 // request's Mcp-Param-Name header (checked over HTTP, -32020 otherwise).
 //
+// # Tasks
+//
+// On 2026-07-28 a tool may run as a task (the io.modelcontextprotocol/tasks
+// extension, SEP-2663): its Tool.Tasks is TaskOptional or TaskRequired and
+// its handler hands its work to [RunTask]. A request whose _meta
+// capabilities declare the extension gets a CreateTaskResult at once, the
+// work running on; the client polls tasks/get (the result, or the error,
+// inlined once it ends), answers the input requests the work makes with
+// [Ask] through tasks/update, and cancels with tasks/cancel. Other
+// requests get the work's result inline, or -32021 for a TaskRequired
+// tool. subscriptions/listen streams that name task ids get
+// notifications/tasks. Tasks live in the Server's memory, bounded by
+// [Server.SetTaskOptions].
+//
 // # Calls
 //
 // A tool's handler gets a context through which it can report progress

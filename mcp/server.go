@@ -97,8 +97,12 @@ func New(info Implementation, opts *Options) *Server {
 // of one's own: see ConnContext).
 func (s *Server) Engine() *dispatch.Engine { return s.e }
 
-// Close ends the engine: running calls are cancelled.
-func (s *Server) Close() { s.e.Close() }
+// Close ends the engine: running calls are cancelled, and so are running
+// tasks (RunTask).
+func (s *Server) Close() {
+	s.e.Close()
+	s.tasks.cancelAll()
+}
 
 // AddTool adds t. It fails for a tool without a name or handler, a name
 // added before, a tool whose schema could not be made or has an invalid

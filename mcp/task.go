@@ -508,6 +508,16 @@ func (ts *taskStore) get(id []byte) (*task, error) {
 	return nil, invalidData("Failed to retrieve task: Task has expired")
 }
 
+// cancelAll cancels every running task (Server.Close).
+func (ts *taskStore) cancelAll() {
+	ts.mu.Lock()
+	all := append([]*task(nil), ts.order...)
+	ts.mu.Unlock()
+	for _, t := range all {
+		t.cancel("the server shut down")
+	}
+}
+
 // Tasks returns how many tasks the server keeps, running or ended.
 func (s *Server) Tasks() int {
 	s.tasks.mu.Lock()
