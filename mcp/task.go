@@ -305,14 +305,14 @@ func (t *task) mint(key string) string {
 // answer takes tasks/update's answers: each one for a pending key is
 // decoded into its request's Result and the key is no longer pending;
 // answers for other keys are ignored. An answer that is not an object or
-// does not decode is refused (Invalid params), its key still pending.
-func (t *task) answer(given []inputEntry) error {
+// does not decode is refused (Invalid params), its key still pending. It
+// reports whether it took any.
+func (t *task) answer(given []inputEntry) (took bool, refused error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.terminal() {
-		return nil
+		return false, nil
 	}
-	var refused error
 	for _, g := range given {
 		i := t.find(g.key)
 		if i < 0 {
@@ -330,7 +330,7 @@ func (t *task) answer(given []inputEntry) error {
 			}
 		}
 		t.pending = append(t.pending[:i], t.pending[i+1:]...)
-		t.updated = time.Now()
+		t.updated, took = time.Now(), true
 		if t.wake != nil {
 			close(t.wake) // the asker checks whether its requests are answered
 			t.wake = nil
@@ -339,7 +339,7 @@ func (t *task) answer(given []inputEntry) error {
 	if len(t.pending) == 0 && t.status == taskInput {
 		t.status = taskWorking
 	}
-	return refused
+	return took, refused
 }
 
 func (t *task) find(key string) int {
@@ -452,7 +452,28 @@ func (ts *taskStore) create(c *call) *task {
 	if !ok {
 		return nil
 	}
+	time.AfterFunc(ttl, func() { ts.expire(t) })
 	return t
+}
+
+// expire forgets t, its TTL past, and cancels it if it still runs.
+func (ts *taskStore) expire(t *task) {
+	ts.mu.Lock()
+	if ts.byID[t.id] == t {
+		delete(ts.byID, t.id)
+	}
+	if len(ts.order) > 2*len(ts.byID)+64 { // drop the forgotten from the order
+		keep := ts.order[:0]
+		for _, o := range ts.order {
+			if ts.byID[o.id] == o {
+				keep = append(keep, o)
+			}
+		}
+		clear(ts.order[len(keep):])
+		ts.order = keep
+	}
+	ts.mu.Unlock()
+	t.cancel("the task expired")
 }
 
 // evict forgets, in one walk from the oldest, a sixteenth of the bound
@@ -462,6 +483,9 @@ func (ts *taskStore) evict(now time.Time, max int) (expired []*task) {
 	want := max/16 + 1
 	keep := ts.order[:0]
 	for _, t := range ts.order {
+		if ts.byID[t.id] != t {
+			continue // forgotten already (expire)
+		}
 		if want > 0 {
 			t.mu.Lock()
 			done, old := t.terminal(), now.Sub(t.created) > t.ttl
@@ -495,23 +519,17 @@ func (ts *taskStore) get(id []byte) (*task, error) {
 	if time.Since(t.created) <= t.ttl {
 		return t, nil
 	}
-	ts.mu.Lock()
-	delete(ts.byID, t.id)
-	for i, o := range ts.order {
-		if o == t {
-			ts.order = append(ts.order[:i], ts.order[i+1:]...)
-			break
-		}
-	}
-	ts.mu.Unlock()
-	t.cancel("the task expired")
+	ts.expire(t) // before its timer, which may be late
 	return nil, invalidData("Failed to retrieve task: Task has expired")
 }
 
 // cancelAll cancels every running task (Server.Close).
 func (ts *taskStore) cancelAll() {
 	ts.mu.Lock()
-	all := append([]*task(nil), ts.order...)
+	var all []*task
+	for _, t := range ts.byID {
+		all = append(all, t)
+	}
 	ts.mu.Unlock()
 	for _, t := range all {
 		t.cancel("the server shut down")

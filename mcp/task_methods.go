@@ -118,10 +118,13 @@ func (s *Server) tasksUpdate(ctx context.Context, params, dst []byte) ([]byte, e
 	if !found {
 		return dst, invalidParams("tasks/update needs inputResponses (an object)")
 	}
-	if err := t.answer(given); err != nil {
+	took, err := t.answer(given)
+	if took {
+		s.publishTask(t)
+	}
+	if err != nil {
 		return dst, err
 	}
-	s.publishTask(t)
 	return emptyResult(dst, true), nil
 }
 
