@@ -363,8 +363,8 @@ const isoMillis = "2006-01-02T15:04:05.000Z"
 func (t *task) appendBase(dst []byte) []byte {
 	dst = encode.AppendString(append(dst, `"taskId":`...), t.id)
 	dst = encode.AppendString(append(dst, `,"status":`...), t.status)
-	dst = append(append(append(dst, `,"createdAt":"`...), t.created.UTC().Format(isoMillis)...), '"')
-	dst = append(append(append(dst, `,"lastUpdatedAt":"`...), t.updated.UTC().Format(isoMillis)...), '"')
+	dst = append(t.created.UTC().AppendFormat(append(dst, `,"createdAt":"`...), isoMillis), '"')
+	dst = append(t.updated.UTC().AppendFormat(append(dst, `,"lastUpdatedAt":"`...), isoMillis), '"')
 	dst = strconv.AppendInt(append(dst, `,"ttlMs":`...), t.ttl.Milliseconds(), 10)
 	return strconv.AppendInt(append(dst, `,"pollIntervalMs":`...), t.poll.Milliseconds(), 10)
 }
