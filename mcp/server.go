@@ -73,6 +73,7 @@ type built struct {
 	prompts   [2][]byte
 	discover  []byte
 	initTail  []byte // initialize's result after protocolVersion
+	marked    bool   // a tool has x-mcp-header marks (paramheader.go)
 	ext       builtExt
 }
 
@@ -167,6 +168,9 @@ func (s *Server) freeze() *built {
 func (s *Server) build() {
 	b := &s.built
 	b.caps = s.capabilities()
+	for _, t := range s.tools {
+		b.marked = b.marked || len(t.headers) > 0
+	}
 	b.info, _ = json.Marshal(s.info)
 	for i, modern := range []bool{false, true} {
 		b.tools[i] = s.appendList(resultStart(nil, modern), "tools", len(s.tools), func(dst []byte, i int) []byte { return s.tools[i].appendDesc(dst) })
