@@ -133,14 +133,14 @@ func New(ctx context.Context, nc *nats.Conn, opts *Options) (*Store, error) {
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: o.Stream, Subjects: []string{o.Prefix + ".ev.>"}, Storage: storage, Replicas: o.Replicas,
 		MaxAge: o.MaxAge, MaxBytes: o.MaxBytes, MaxMsgsPerSubject: o.MaxEvents, Discard: jetstream.DiscardOld,
-		Duplicates: 2 * time.Minute, Description: "jetrpc MCP: the events of resumable streams",
+		Duplicates: 2 * time.Minute, Description: "jetrpc: the events of resumable streams (" + o.Prefix + ")",
 	})
 	if err != nil {
 		return nil, err
 	}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket: o.Bucket, TTL: o.SessionTTL, Storage: storage, Replicas: o.Replicas, History: 1,
-		Description: "jetrpc MCP: session states",
+		Description: "jetrpc: the states of sessions or tasks (" + o.Prefix + ")",
 	})
 	if err != nil {
 		return nil, err
