@@ -218,8 +218,9 @@ func (s *Server) newTask(m *Message, metadata []byte) *task {
 	s.mu.Lock()
 	s.tasks[t.t.ID] = t
 	s.order = append(s.order, t.t.ID)
-	s.evictLocked()
+	forgotten := s.evictLocked()
 	s.mu.Unlock()
+	s.forget(forgotten)
 	t.mu.Lock()
 	t.publishLocked(&event{task: t.t.clone()})
 	t.mu.Unlock()
@@ -230,10 +231,11 @@ func (s *Server) newTask(m *Message, metadata []byte) *task {
 // sixteenth of s.max at once (down to s.max-s.max/16), and stops walking
 // once it has, so that a server at its bound pays one walk of s.order per
 // s.max/16 new tasks, not one per task (a walk of 10,000 ids per send cost
-// 18% of the CPU at the default bound).
-func (s *Server) evictLocked() {
+// 18% of the CPU at the default bound). It returns the ids forgotten, for
+// forget.
+func (s *Server) evictLocked() (forgotten []string) {
 	if len(s.tasks) <= s.max {
-		return
+		return nil
 	}
 	target := s.max - s.max/16
 	kept := s.order[:0]
@@ -249,7 +251,7 @@ func (s *Server) evictLocked() {
 		t.mu.Unlock()
 		if done {
 			delete(s.tasks, id)
-			s.events.Forget(s.ctx, streamKey(id).Session)
+			forgotten = append(forgotten, id)
 			continue
 		}
 		kept = append(kept, id)
@@ -257,6 +259,23 @@ func (s *Server) evictLocked() {
 	kept = append(kept, s.order[i:]...)
 	clear(s.order[len(kept):])
 	s.order = kept
+	return forgotten
+}
+
+// forget drops the stored events of evicted tasks, on a goroutine of its
+// own: with a shared store each is a network call, which must hold neither
+// the server's lock nor the request that evicted them.
+func (s *Server) forget(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for _, id := range ids {
+			s.events.Forget(s.ctx, streamKey(id).Session)
+		}
+	}()
 }
 
 // start runs the executor for t.
