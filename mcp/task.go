@@ -147,6 +147,7 @@ type task struct {
 
 	mu      sync.Mutex
 	status  string
+	expired bool // its TTL passed: kept only to say so (taskStore.expire)
 	updated time.Time
 	result  []byte          // completed: the CallToolResult
 	err     []byte          // failed: the JSON-RPC error object
@@ -393,11 +394,11 @@ func (t *task) appendDetail(dst []byte) []byte {
 	return dst
 }
 
-// appendCreated appends the CreateTaskResult.
+// appendCreated appends the CreateTaskResult: the task's seed state
+// (working, as created), whatever its work has done since.
 func (t *task) appendCreated(dst []byte) []byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append(t.appendBase(append(dst, `{"resultType":"task",`...)), '}')
+	seed := task{id: t.id, status: taskWorking, created: t.created, updated: t.created, ttl: t.ttl, poll: t.poll}
+	return append(seed.appendBase(append(dst, `{"resultType":"task",`...)), '}')
 }
 
 // taskStore is the Server's tasks.
@@ -447,33 +448,24 @@ func (ts *taskStore) create(c *call) *task {
 	}
 	ts.mu.Unlock()
 	for _, e := range expired {
-		e.cancel("the task expired")
+		e.expire()
 	}
 	if !ok {
 		return nil
 	}
-	time.AfterFunc(ttl, func() { ts.expire(t) })
+	time.AfterFunc(ttl, t.expire)
 	return t
 }
 
-// expire forgets t, its TTL past, and cancels it if it still runs.
-func (ts *taskStore) expire(t *task) {
-	ts.mu.Lock()
-	if ts.byID[t.id] == t {
-		delete(ts.byID, t.id)
-	}
-	if len(ts.order) > 2*len(ts.byID)+64 { // drop the forgotten from the order
-		keep := ts.order[:0]
-		for _, o := range ts.order {
-			if ts.byID[o.id] == o {
-				keep = append(keep, o)
-			}
-		}
-		clear(ts.order[len(keep):])
-		ts.order = keep
-	}
-	ts.mu.Unlock()
+// expire ends t, its TTL past: it is cancelled if it still runs, and
+// drops its outcome. The store keeps it, a few words, so that tasks/get
+// can say it expired, until the bound evicts it (first among the tasks).
+func (t *task) expire() {
 	t.cancel("the task expired")
+	t.mu.Lock()
+	t.expired = true
+	t.result, t.err, t.note = nil, nil, nil
+	t.mu.Unlock()
 }
 
 // evict forgets, in one walk from the oldest, a sixteenth of the bound
@@ -483,9 +475,6 @@ func (ts *taskStore) evict(now time.Time, max int) (expired []*task) {
 	want := max/16 + 1
 	keep := ts.order[:0]
 	for _, t := range ts.order {
-		if ts.byID[t.id] != t {
-			continue // forgotten already (expire)
-		}
 		if want > 0 {
 			t.mu.Lock()
 			done, old := t.terminal(), now.Sub(t.created) > t.ttl
@@ -516,11 +505,17 @@ func (ts *taskStore) get(id []byte) (*task, error) {
 	if t == nil {
 		return nil, invalidData("Failed to retrieve task: Task not found")
 	}
-	if time.Since(t.created) <= t.ttl {
-		return t, nil
+	t.mu.Lock()
+	expired := t.expired
+	t.mu.Unlock()
+	if !expired && time.Since(t.created) > t.ttl {
+		t.expire() // before its timer, which may be late
+		expired = true
 	}
-	ts.expire(t) // before its timer, which may be late
-	return nil, invalidData("Failed to retrieve task: Task has expired")
+	if expired {
+		return nil, invalidData("Failed to retrieve task: Task has expired")
+	}
+	return t, nil
 }
 
 // cancelAll cancels every running task (Server.Close).
@@ -536,11 +531,20 @@ func (ts *taskStore) cancelAll() {
 	}
 }
 
-// Tasks returns how many tasks the server keeps, running or ended.
+// Tasks returns how many tasks the server keeps, running or ended (not
+// those whose TTL passed).
 func (s *Server) Tasks() int {
 	s.tasks.mu.Lock()
 	defer s.tasks.mu.Unlock()
-	return len(s.tasks.byID)
+	n := 0
+	for _, t := range s.tasks.byID {
+		t.mu.Lock()
+		if !t.expired {
+			n++
+		}
+		t.mu.Unlock()
+	}
+	return n
 }
 
 func newTaskID() string {
