@@ -139,14 +139,6 @@ func Ask(ctx context.Context, reqs ...InputRequest) error {
 			return ErrInputMethod
 		}
 	}
-	if c.task != nil && !c.taskOK { // inside a task's work
-		for i := range reqs {
-			if err := RequireClientCapabilities(ctx, capabilityOf(reqs[i].Method)); err != nil {
-				return err
-			}
-		}
-		return c.task.ask(reqs)
-	}
 	if !c.modern {
 		for i := range reqs {
 			if err := CallClient(ctx, reqs[i].Method, reqs[i].Params, reqs[i].Result); err != nil {
@@ -159,6 +151,9 @@ func Ask(ctx context.Context, reqs ...InputRequest) error {
 		if err := RequireClientCapabilities(ctx, capabilityOf(reqs[i].Method)); err != nil {
 			return err
 		}
+	}
+	if c.task != nil && !c.taskOK { // inside a task's work (its call is Modern)
+		return c.task.ask(reqs)
 	}
 	st := c.input.state(c)
 	if st == nil {

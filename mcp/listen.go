@@ -164,8 +164,9 @@ type listenFilter struct {
 }
 
 // honour returns the part of f the server agrees to, as a listener's
-// filter, and the acknowledgment's notifications object.
-func (s *Server) honour(f *listenFilter) (want uint8, uris map[string]bool, ack []byte) {
+// filter, and the acknowledgment's notifications object, with the members
+// extra (each after a comma) of the task ids agreed to (honourTasks).
+func (s *Server) honour(f *listenFilter, extra []byte) (want uint8, uris map[string]bool, ack []byte) {
 	ack = []byte{'{'}
 	add := func(on bool, bit uint8, name string) {
 		if on {
@@ -190,6 +191,7 @@ func (s *Server) honour(f *listenFilter) (want uint8, uris map[string]bool, ack 
 		}
 		ack = append(ack, ']')
 	}
+	ack = append(ack, extra...)
 	if len(ack) > 1 {
 		ack = append(ack[:1], ack[2:]...) // the first member's comma
 	}
@@ -227,16 +229,10 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	}
 	l := &listener{c: c, id: append([]byte(nil), id...), end: make(chan struct{}), gone: make(chan struct{})}
 	var ack, taskAck []byte
-	l.want, l.uris, ack = s.honour(in.Notifications)
 	if l.tasks, taskAck, err = s.honourTasks(c, in.Notifications.TaskIDs); err != nil {
 		return dst, err
 	}
-	if len(taskAck) > 0 {
-		if len(ack) == 2 {
-			taskAck = taskAck[1:] // the first member's comma
-		}
-		ack = append(append(ack[:len(ack)-1], taskAck...), '}')
-	}
+	l.want, l.uris, ack = s.honour(in.Notifications, taskAck)
 	c.setID(id)
 	if c.sess != nil { // stdio: notifications/cancelled ends it
 		c.sess.calls.add(c)
