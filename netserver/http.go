@@ -7,10 +7,12 @@ package netserver
 // Options apply to fasthttp.
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +27,8 @@ import (
 //     response is a JSON-RPC error;
 //   - 204 with an empty body when no response is due (notifications);
 //   - 413 when the body is over Options.MaxMessage;
-//   - 405 with "Allow: POST" for any other method;
+//   - 405 with "Allow: POST" for any other method, the body naming what
+//     serves that path (see Hint);
 //   - a POST whose Accept header includes text/event-stream gets 200 with
 //     a stream of Server-Sent Events: each response (each batch member's on
 //     its own, as soon as it is ready) and each notification the handlers
@@ -60,11 +63,25 @@ type HTTPServer struct {
 	docs   documents                          // Options.Documents (documents.go)
 	tls    *tls.Config                        // Options.TLS; nil: none (tls.go)
 	routes map[string]fasthttp.RequestHandler // Options.Routes
+	hints  map[string]string                  // Hint: what a 405 says about a path
 }
 
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
-// defaults). Of Options it uses MaxMessage, MaxConns (concurrent
-// connections), ReadTimeout, IdleTimeout, WriteTimeout and Logger.
+// defaults). Of Options it uses:
+//
+//   - the limits MaxMessage, MaxConns (concurrent connections),
+//     MaxConnsPerIP, RateLimit, RateBurst, MaxClients and Clients (shared
+//     with other servers);
+//   - the timeouts ReadTimeout, IdleTimeout and WriteTimeout, and
+//     MaxInFlight and MaxPending for WebSocket connections;
+//   - who is served: Auth, Origins, Hosts and TLS;
+//   - Health, HealthPath, ReadyPath and DrainDelay;
+//   - what else it serves: Routes (endpoints of their own, such as MCP's),
+//     Mounts (GET handlers under a prefix, such as the web console) and
+//     Documents (GET of JSON documents, such as /openrpc.json);
+//   - ConnContext, Observer and Logger.
+//
+// Framing is for the stream transports only.
 func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s := &HTTPServer{e: e, max: opts.maxMessage(), lim: newLimits(opts), ping: wsPingEvery,
 		health: newHealthPaths(opts, opts.health()), drain: opts.drainDelay(), docs: opts.documents(), tls: opts.tls(),
@@ -202,8 +219,36 @@ func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 	if s.mounts.serveFast(ctx) {
 		return
 	}
-	ctx.Error(fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed), fasthttp.StatusMethodNotAllowed)
+	ctx.Error(s.notAllowed(ctx.Path()), fasthttp.StatusMethodNotAllowed)
 	ctx.Response.Header.SetBytesV(fasthttp.HeaderAllow, allowPost) // after Error, which resets headers
+}
+
+// Hint sets what the 405 answer to a request for path (other than a POST,
+// which is a JSON-RPC call on any path) says after "Method Not Allowed",
+// when nothing on this server serves that path: where it is served
+// instead, such as "serve /metrics with --admin ADDR". A path that ends in
+// "/" covers the paths under it. Paths without a hint get a line on what
+// this server does answer. Call Hint before Serve.
+func (s *HTTPServer) Hint(path, text string) {
+	if s.hints == nil {
+		s.hints = map[string]string{}
+	}
+	s.hints[path] = text
+}
+
+// notAllowed is the body of a 405 for path: the status text, then its
+// hint, or what this server answers.
+func (s *HTTPServer) notAllowed(path []byte) string {
+	hint, ok := s.hints[string(path)]
+	for p, h := range s.hints {
+		if !ok && strings.HasSuffix(p, "/") && bytes.HasPrefix(path, []byte(p)) {
+			hint, ok = h, true
+		}
+	}
+	if !ok {
+		hint = "POST JSON-RPC 2.0 messages to any path of this server; GET /ws with the WebSocket upgrade headers for WebSocket"
+	}
+	return fasthttp.StatusMessage(fasthttp.StatusMethodNotAllowed) + ": " + hint + "\n"
 }
 
 // expect answers "Expect: 100-continue": a declared body over the limit is
