@@ -342,7 +342,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 
 // listen binds the listeners asked for and prints "listening tcp ADDR",
 // "listening http ADDR" and "listening admin ADDR" with the bound
-// addresses.
+// addresses, then one line per feature URL ("mcp http://ADDR/mcp").
 func (s *server) listen(ctx context.Context, cfg *serveConfig, stderr io.Writer) error {
 	lo := &netserver.ListenOptions{ReusePort: cfg.ops.reusePort}
 	for _, l := range []struct {
@@ -365,6 +365,8 @@ func (s *server) listen(ctx context.Context, cfg *serveConfig, stderr io.Writer)
 		s.closeListeners()
 		return err
 	}
+	s.setHints(cfg)              // serve_urls.go
+	s.printFeatures(cfg, stderr) // serve_urls.go
 	return nil
 }
 
