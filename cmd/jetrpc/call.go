@@ -54,7 +54,8 @@ Flags (at most one of --tcp, --http and --ws):
   --http URL       POST to an HTTP server; a bare host:port means http://host:port/;
                    https:// for TLS
                      jetrpc call --http http://127.0.0.1:8080/ get_data
-  --ws URL         WebSocket; a bare host:port means ws://host:port/ws; wss:// for TLS
+  --ws URL         WebSocket; a bare host:port means ws://host:port/ws, and so does
+                   ws://host:port without a path; wss:// for TLS
                      jetrpc call --ws ws://127.0.0.1:8080/ws subscribe '[3]'
   --framing KIND   TCP framing: ndjson (default), header or len32
                      jetrpc call --framing len32 sum '[1,2,3]'
@@ -79,6 +80,10 @@ or the --listen time are printed to stderr, one line each: "<- " and the
 JSON. Its calls are answered -32601 Method not found. They are handled on a
 goroutine of their own, so one may be printed just after the result; those
 that trail the answer need --listen to be seen.
+
+When a call fails without an answer, call checks what listens at the
+address and says so when it is the other kind of server ("this looks like
+an HTTP server; use --http ADDR", or a raw TCP one for --http and --ws).
 `
 
 // defaultCallTCP is where "jetrpc serve" listens by default.
@@ -195,8 +200,8 @@ func (cfg *callConfig) setTarget(given map[string]bool, tcp, httpURL, wsURL stri
 }
 
 // targetURL checks the URL of --http or --ws (scheme is http or ws, the
-// flag's name); one without a scheme gets scheme, a bare host:port also
-// path.
+// flag's name); one without a scheme gets scheme, and one without a path
+// (a bare host:port, ws://host:port) gets path.
 func targetURL(scheme, s, path string) (string, error) {
 	if !strings.Contains(s, "://") {
 		if !strings.Contains(s, "/") {
@@ -211,6 +216,9 @@ func targetURL(scheme, s, path string) (string, error) {
 	if u.Scheme != scheme && u.Scheme != scheme+"s" || u.Host == "" {
 		article := map[bool]string{false: "a", true: "an"}[scheme == "http"]
 		return "", usageErrorf("--%s %s: want %s %s:// or %ss:// URL with a host", scheme, s, article, scheme, scheme)
+	}
+	if u.Path == "" && u.RawQuery == "" {
+		s += path
 	}
 	return s, nil
 }
@@ -317,6 +325,7 @@ func (cfg *callConfig) run(ctx context.Context, stdout, stderr io.Writer) int {
 	c, err := cfg.dial(cctx, opts)
 	if err != nil {
 		cfg.report(stderr, cfg.addr, err)
+		cfg.hint(stderr, err)
 		return 1
 	}
 	defer c.Close()
@@ -326,6 +335,7 @@ func (cfg *callConfig) run(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		cfg.report(stderr, cfg.method, err)
 		if !errors.As(err, &rpcErr) {
+			cfg.hint(stderr, err)
 			return 1 // no answer: nothing to listen for
 		}
 	}
@@ -394,6 +404,17 @@ func (cfg *callConfig) report(stderr io.Writer, what string, err error) {
 		b = fmt.Appendf(b, "%s: %s", what, clip(err.Error()))
 	}
 	stderr.Write(append(b, '\n'))
+}
+
+// hint adds a line when a transport failure came from the wrong kind of
+// server: an HTTP one for --tcp, a raw TCP one for --http or --ws.
+func (cfg *callConfig) hint(stderr io.Writer, err error) {
+	if cfg.tls != nil || errors.Is(err, context.Canceled) {
+		return
+	}
+	if h := wrongTransport(cfg.target, cfg.addr); h != "" {
+		fmt.Fprintln(stderr, "jetrpc: call:", h)
+	}
 }
 
 // clip shortens a long error text (some quote a whole response).

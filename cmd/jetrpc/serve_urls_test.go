@@ -16,7 +16,9 @@ func serveInProcess(t *testing.T, args ...string) *syncBuffer {
 	stderr := new(syncBuffer)
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
-	go func() { code <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, stderr) }()
+	go func() {
+		code <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, stderr)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
