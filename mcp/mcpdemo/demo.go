@@ -1,5 +1,10 @@
-// Package mcpdemo holds the demo tools of jetrpc serve --mcp: echo, add
-// and countdown, written with package mcp's public API.
+// Package mcpdemo holds what jetrpc serve --mcp serves, written with
+// package mcp's public API. Register adds the demo tools, echo {text}, add
+// {a,b} and countdown {n}; RegisterConformance adds the fixtures of the
+// official MCP conformance suite (tools named test_*, greet, slow_compute
+// and others, resources and prompts), which the suite and outside tests
+// expect from plain jetrpc serve --mcp. Registered in that order, the demo
+// tools come first in tools/list.
 package mcpdemo
 
 import (
