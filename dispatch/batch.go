@@ -39,7 +39,7 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 	dst = slices.Grow(dst, size/n*s.answered)
 	async := s.async
 	s.asyncBytes.Store(0)
-	s.cc.Context, s.cc.inBatch = ctx, true
+	s.cc.parent, s.cc.inBatch = ctx, true
 	start := len(dst)
 	dst = encode.AppendBatchStart(dst)
 	used := 0 // bytes of the responses in the array, errTooLarge not counted

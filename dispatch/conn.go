@@ -89,7 +89,8 @@ func (c *Conn) ProcessStream(msg []byte, emit func(resp []byte)) {
 }
 
 // Reject appends the answer to a message that will not be run: every call in
-// it gets an error with code (for example CodeOverloaded) and its id, invalid
+// it gets an error with code (for example CodeOverloaded; an engine
+// condition's code is answered as Options.Codes maps it) and its id, invalid
 // members get -32600 as usual, notifications and responses nothing. It
 // returns dst unchanged when no answer is due.
 func (c *Conn) Reject(dst, msg []byte, code Code) []byte { return c.e.reject(dst, msg, code) }

@@ -59,8 +59,10 @@ type Engine struct {
 
 	invalidData [decode.ReasonBatchLimit + 1][]byte // error.data per Reason, prebuilt
 	depthData   []byte
-	errTooLarge *Error // a batch member over MaxBatchResponse
-	errTimeout  *Error // a call over CallTimeout
+	conds       condErrs // the engine's conditions, with the endpoint's codes (codes.go)
+	errTooLarge *Error   // a batch member over MaxBatchResponse
+	errTimeout  *Error   // a call over CallTimeout
+	errResult   *Error   // a result that is not one valid JSON value
 	dropped     atomic.Uint64
 
 	obs        Observer       // nil: nothing observed (observe.go)
@@ -74,6 +76,8 @@ type method struct {
 	h          Handler
 	inline     bool
 	concurrent bool
+	trusted    bool         // the result needs no check (Method.TrustedResult, or Typed)
+	badResult  atomic.Int64 // when an invalid result was last logged (unix ns)
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
 }
@@ -105,10 +109,18 @@ func New(opts *Options) *Engine {
 		e.invalidData[r] = encode.AppendString(nil, text)
 	}
 	e.depthData = encode.AppendString(nil, "nesting deeper than "+strconv.Itoa(e.maxDepth))
-	e.errTooLarge = NewError(CodeResponseTooLarge, "Response too large",
-		encode.AppendString(nil, "batch response over "+strconv.Itoa(e.maxBatchResp)+" bytes"))
-	e.errTimeout = NewError(encode.CodeTimeout, encode.CodeTimeout.String(),
+	e.conds = newCondErrs(opts.codes(), func(c Code) []byte {
+		if c == CodeResponseTooLarge {
+			return encode.AppendString(nil, "batch response over "+strconv.Itoa(e.maxBatchResp)+" bytes")
+		}
+		return nil
+	})
+	e.errTooLarge = e.conditionError(CodeResponseTooLarge)
+	timeout := e.conditionError(encode.CodeTimeout)
+	e.errTimeout = NewError(timeout.Code, timeout.Message,
 		encode.AppendString(nil, "call took longer than "+e.callTimeout.String()))
+	e.errResult = NewError(encode.CodeInternalError, encode.CodeInternalError.String(),
+		encode.AppendString(nil, "the handler's result is not one valid JSON value"))
 	return e
 }
 
@@ -137,6 +149,10 @@ func (e *Engine) RegisterMethod(m Method) error {
 		}
 	}
 	if err != nil {
+		if err == ErrFrozen { // a method that will answer -32601 for good: say so loudly
+			e.log.Error("jetrpc: method registered after the engine started serving; it will not be served",
+				"method", m.Name)
+		}
 		return &RegisterError{Name: m.Name, Err: err}
 	}
 	e.methods = append(e.methods, m)
@@ -172,7 +188,8 @@ func (e *Engine) Freeze() {
 		for i := len(e.mws) - 1; i >= 0; i-- {
 			h = e.mws[i](m.Name, h)
 		}
-		ms = append(ms, &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent})
+		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
+		ms = append(ms, &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted})
 	}
 	e.resolveObservers(ms)
 	e.table = newTable(ms)

@@ -7,13 +7,36 @@ import (
 )
 
 // Handler serves one method. ServeRPC gets the request's params as raw JSON
-// (nil when absent; already validated) and appends the result's JSON to dst,
-// returning the extended slice. Appending nothing means a null result.
+// (nil when absent; already validated) and returns the result's JSON.
+//
+// The result may be any slice, and it is answered right whatever it is:
+//   - dst with the result appended: the fast path. dst is empty, and its
+//     spare capacity is the response buffer right where the result goes,
+//     so a result appended within that capacity is written in place and
+//     costs no copy;
+//   - dst grown past its capacity by append, a fresh slice of any length,
+//     or the params slice itself: copied into the response;
+//   - nil or empty: a null result.
+//
+// The result must be exactly one valid JSON value (whitespace around and
+// inside it is fine): anything else is answered -32603 Internal error, never
+// sent, and logged once a minute per method. The engine checks it with the
+// scanner of package decode; a method whose handler guarantees valid JSON
+// can skip that check with Method.TrustedResult ([Typed] handlers need no
+// check, and the params returned as they came are valid already).
 //
 // To fail, return an error: an *Error (see [NewError] and [Code.Err]) becomes
 // that error object; any other error becomes -32603 Internal error. params and
-// dst are valid only during the call; ctx carries the request's _meta
-// (see [Meta]) and is cancelled when the engine shuts down.
+// dst are valid only during the call: copy what you keep.
+//
+// ctx is the call's own. It carries the request's id, method and _meta
+// ([RequestID], [MethodName], [Meta]) and is done when the call ends (as
+// net/http cancels a request's context when its handler returns), when its
+// connection fails, and when the engine shuts down. It may be kept: after
+// the call it stays a valid context.Context, done, whose RequestID,
+// MethodName and Meta are nil; it never shows another call's values. For
+// work that outlives the call, [Detach] gives a context that is not done
+// when the call ends and keeps the call's values.
 type Handler interface {
 	ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error)
 }
@@ -47,6 +70,11 @@ type Method struct {
 	Inline bool
 	// Concurrent lets notifications of this method run out of arrival order.
 	Concurrent bool
+	// TrustedResult says the handler always returns exactly one valid
+	// JSON value, so the engine skips checking its result (see Handler).
+	// The check scans the result once more: about 1 ns a byte. A wrong
+	// promise sends invalid JSON to the client.
+	TrustedResult bool
 
 	// The rest describes the method for its OpenRPC document (package
 	// openrpc; see describe.go); the engine itself does not read it.

@@ -284,19 +284,19 @@ func (e *Engine) resolveObservers(ms []*method) {
 // beginCall starts observing a call (md.obs is set): it returns the
 // time the handler starts, as the time since e.epoch (a monotonic clock
 // read, which costs less than time.Now's two).
-func (e *Engine) beginCall(mo MethodObserver, cc *callCtx) time.Duration {
-	mo.Begin(cc)
+func (e *Engine) beginCall(mo MethodObserver, h *reqCtx) time.Duration {
+	mo.Begin(h)
 	return time.Since(e.epoch)
 }
 
 // endCall reports the end of a call whose handler started at t0 and
-// returned err; cc still holds the request's bytes.
-func (e *Engine) endCall(mo MethodObserver, cc *callCtx, t0 time.Duration, err error, notification bool) {
+// returned err; h is not over yet, so it still holds the request's bytes.
+func (e *Engine) endCall(mo MethodObserver, h *reqCtx, t0 time.Duration, err error, notification bool) {
 	var code Code
 	if err != nil {
 		code = CodeOf(err)
 	}
-	mo.End(cc, CallEnd{Duration: time.Since(e.epoch) - t0, Code: code, Notification: notification})
+	mo.End(h, CallEnd{Duration: time.Since(e.epoch) - t0, Code: code, Notification: notification})
 }
 
 // observeUnknown reports a call of a method the engine does not have.
@@ -305,10 +305,11 @@ func (e *Engine) observeUnknown(cc *callCtx, m *decode.Message) {
 	if mo == nil {
 		return
 	}
-	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
-	mo.Begin(cc)
-	mo.End(cc, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
-	cc.clear()
+	h := cc.take()
+	h.meta, h.id, h.method = m.Meta, m.ID, m.Method
+	mo.Begin(h)
+	mo.End(h, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
+	h.end()
 }
 
 // observeInvalid reports an Invalid Request (e.obs is set).

@@ -53,6 +53,11 @@ type Options struct {
 	// Observer, and package metrics for Prometheus). Without one the hot
 	// path pays a branch per call.
 	Observer Observer
+	// Codes are the codes the engine answers its own conditions
+	// (overloaded, shutting down, timeout, limits, ...) with (default: the
+	// engine's, encode.CodeOverloaded and the rest). A protocol whose codes
+	// in -32000..-32099 mean other things sets them; see Codes.
+	Codes *Codes
 }
 
 // DefaultMaxBatchResponse is the MaxBatchResponse used when 0 is given.
@@ -133,4 +138,11 @@ func (o *Options) observer() Observer {
 		return nil
 	}
 	return o.Observer
+}
+
+func (o *Options) codes() *Codes {
+	if o == nil {
+		return nil
+	}
+	return o.Codes
 }

@@ -175,16 +175,16 @@ func (p *Peer) Reply(ctx context.Context, result []byte) error {
 	if p == nil {
 		return ErrNoPeer
 	}
-	cc, _ := ctx.Value(callKey).(*callCtx)
-	if cc == nil || cc.id == nil || cc.inBatch || cc.replied {
-		return ErrNoReply
+	h, _ := ctx.Value(callKey).(*reqCtx)
+	if h == nil || h.id == nil || h.inBatch || !h.life.CompareAndSwap(live, replied) {
+		return ErrNoReply // also once the call ended
 	}
 	b := pool.GetBuffer()
-	b.B = encode.AppendResult(b.B, cc.id, result)
+	b.B = encode.AppendResult(b.B, h.id, result)
 	err := p.send(ctx, b.B)
 	pool.PutBuffer(b)
-	if err == nil {
-		cc.replied = true
+	if err != nil {
+		h.life.CompareAndSwap(replied, live) // not sent: the handler's answer goes
 	}
 	p.observe(EventPeerReply, err)
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -49,7 +50,7 @@ func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *dec
 	if err != nil {
 		return e.appendParseError(s, dst, err)
 	}
-	s.cc.Context = ctx
+	s.cc.parent = ctx
 	return e.processOne(&s.cc, dst, m, e.lookup(m))
 }
 
@@ -70,7 +71,7 @@ func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *meth
 	case decode.Invalid:
 		return e.appendInvalid(dst, m)
 	default: // a Response: to a call of the connection's Peer, or dropped
-		if !deliverToPeer(cc.Context, m) {
+		if !deliverToPeer(cc.parent, m) {
 			e.dropped.Add(1)
 			e.observe(EventDropped)
 		}
@@ -98,47 +99,96 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		}
 		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	}
-	cc.meta, cc.id, cc.method = m.Meta, m.ID, m.Method
-	start := len(dst)
+	h := cc.take()
+	h.meta, h.id, h.method = m.Meta, m.ID, m.Method
 	var t0 time.Duration
 	if md.obs != nil {
-		t0 = e.beginCall(md.obs, cc)
+		t0 = e.beginCall(md.obs, h)
 	}
 	if m.Kind == decode.Notification {
-		_, err := e.invoke(md, cc, m.Params, dst) // its result, if any, is dropped
+		_, err := e.invoke(md, cc, h, m.Params, dst[len(dst):]) // its result, if any, is dropped
 		if md.obs != nil {
-			e.endCall(md.obs, cc, t0, err, true)
+			e.endCall(md.obs, h, t0, err, true)
 		}
-		cc.clear()
-		return dst[:start]
+		h.end()
+		return dst
 	}
+	start := len(dst)
 	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
-	out, err := e.invoke(md, cc, m.Params, dst)
-	if md.obs != nil {
-		e.endCall(md.obs, cc, t0, err, false)
+	if cap(dst)-mark < minResultRoom {
+		dst = slices.Grow(dst, minResultRoom)
 	}
-	replied := cc.replied
-	cc.clear()
+	out, err := e.invoke(md, cc, h, m.Params, dst[mark:mark])
+	if md.obs != nil {
+		e.endCall(md.obs, h, t0, err, false)
+	}
 	switch {
-	case replied: // the handler sent its response itself (Peer.Reply)
+	case h.end(): // the handler sent its response itself (Peer.Reply)
 		return dst[:start]
 	case err != nil:
-		return appendHandlerError(dst[:start], m.ID, err)
-	case len(out) < mark: // the handler returned its own bytes, not dst extended
-		out = append(dst[:mark], out...)
+		return e.appendHandlerError(dst[:start], m.ID, err)
 	}
-	if len(out) == mark {
-		out = append(out, "null"...)
+	dst, ok := e.placeResult(dst, mark, out, m.Params, md)
+	if !ok {
+		return encode.AppendErrorValue(dst[:start], m.ID, e.errResult)
 	}
-	return encode.AppendResultEnd(out)
+	return encode.AppendResultEnd(dst)
+}
+
+// minResultRoom is the spare capacity a handler finds in dst at least, so
+// that a short result is written in place.
+const minResultRoom = 64
+
+// resultDepth is the deepest nesting a result may have (decode.Valid
+// checks up to 1024 levels without allocating).
+const resultDepth = 1024
+
+// placeResult puts the result out, which the handler returned for the
+// window dst[mark:mark], at dst[mark:] and checks it is one valid JSON
+// value (unless md's results are trusted). A result appended within the
+// window's capacity is in place already, which the first byte's address
+// tells (not the length: a fresh slice can be of any length); anything
+// else is copied in. It reports false for an invalid result, logged once
+// a minute per method.
+func (e *Engine) placeResult(dst []byte, mark int, out, params []byte, md *method) ([]byte, bool) {
+	n := len(out)
+	if n == 0 {
+		return append(dst[:mark], "null"...), true
+	}
+	trusted := md.trusted
+	if room := dst[mark:cap(dst)]; n <= len(room) && &room[0] == &out[0] {
+		dst = dst[:mark+n] // dst extended in place: the fast path
+	} else {
+		// The params returned as they came were validated with the message.
+		trusted = trusted || n == len(params) && &params[0] == &out[0]
+		dst = append(dst[:mark], out...)
+	}
+	if trusted || decode.Valid(dst[mark:], resultDepth) {
+		return dst, true
+	}
+	e.logBadResult(md, dst[mark:])
+	return dst, false
+}
+
+// logBadResult logs a result that is not valid JSON, once a minute per
+// method.
+func (e *Engine) logBadResult(md *method, result []byte) {
+	now := time.Now().UnixNano()
+	last := md.badResult.Load()
+	if now-last < int64(time.Minute) && last != 0 || !md.badResult.CompareAndSwap(last, now) {
+		return
+	}
+	const show = 64
+	e.log.Error("jetrpc: handler returned a result that is not one valid JSON value; answered -32603",
+		"method", md.name, "bytes", len(result), "start", string(result[:min(len(result), show)]))
 }
 
 // invoke calls the handler, under CallTimeout when it applies; the runs of
 // a method that may block are timed (cost.go).
-func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) ([]byte, error) {
+func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) ([]byte, error) {
 	if md.inline {
-		return e.call(md, cc, params, dst)
+		return e.call(md, h, params, dst)
 	}
 	var t0 time.Time
 	timed := !md.concurrent && md.cost.timed(cc)
@@ -148,9 +198,9 @@ func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) ([]byte, er
 	var out []byte
 	var err error
 	if e.callTimeout > 0 {
-		out, err = e.invokeTimed(md, cc, params, dst)
+		out, err = e.invokeTimed(md, h, params, dst)
 	} else {
-		out, err = e.call(md, cc, params, dst)
+		out, err = e.call(md, h, params, dst)
 	}
 	if timed {
 		md.cost.record(time.Since(t0))
@@ -161,12 +211,11 @@ func (e *Engine) invoke(md *method, cc *callCtx, params, dst []byte) ([]byte, er
 // invokeTimed calls a handler under CallTimeout: its context is cancelled
 // when the time is up, and a call that overran is a timeout whatever the
 // handler returned.
-func (e *Engine) invokeTimed(md *method, cc *callCtx, params, dst []byte) ([]byte, error) {
-	parent := cc.Context
+func (e *Engine) invokeTimed(md *method, h *reqCtx, params, dst []byte) ([]byte, error) {
+	parent := h.parent
 	ctx, cancel := context.WithTimeout(parent, e.callTimeout)
-	cc.Context = ctx
-	out, err := e.call(md, cc, params, dst)
-	cc.Context = parent
+	h.parent = ctx // before the handler sees h: never written again
+	out, err := e.call(md, h, params, dst)
 	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 		out, err = dst, e.errTimeout
 		e.observe(EventTimeout)
@@ -176,21 +225,23 @@ func (e *Engine) invokeTimed(md *method, cc *callCtx, params, dst []byte) ([]byt
 }
 
 // call calls the handler, turning a panic into an Internal error.
-func (e *Engine) call(md *method, cc *callCtx, params, dst []byte) (out []byte, err error) {
+func (e *Engine) call(md *method, h *reqCtx, params, dst []byte) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))
 			out, err = dst, errPanic
 		}
 	}()
-	return md.h.ServeRPC(cc, params, dst)
+	return md.h.ServeRPC(h, params, dst)
 }
 
 var errPanic = encode.NewError(encode.CodeInternalError, encode.CodeInternalError.String(),
 	[]byte(`"handler panicked"`))
 
-// appendHandlerError appends the error response for a handler's error.
-func appendHandlerError(dst, id []byte, err error) []byte {
+// appendHandlerError appends the error response for a handler's error. A
+// context's error is the engine's condition (timeout, shutting down), with
+// the endpoint's code for it (Options.Codes).
+func (e *Engine) appendHandlerError(dst, id []byte, err error) []byte {
 	if re, ok := err.(*Error); ok {
 		return encode.AppendErrorValue(dst, id, re)
 	}
@@ -199,9 +250,9 @@ func appendHandlerError(dst, id []byte, err error) []byte {
 	case errors.As(err, &re):
 		return encode.AppendErrorValue(dst, id, re)
 	case errors.Is(err, context.DeadlineExceeded):
-		return encode.AppendStdError(dst, id, encode.CodeTimeout)
+		return encode.AppendErrorValue(dst, id, e.conditionError(encode.CodeTimeout))
 	case errors.Is(err, context.Canceled):
-		return encode.AppendStdError(dst, id, encode.CodeShuttingDown)
+		return encode.AppendErrorValue(dst, id, e.conditionError(encode.CodeShuttingDown))
 	}
 	data := encode.AppendString(nil, err.Error())
 	return encode.AppendError(dst, id, encode.CodeInternalError, encode.CodeInternalError.String(), data)

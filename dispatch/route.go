@@ -43,7 +43,7 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 	default:
 		md := e.lookup(m)
 		if route = routeOf(m.Kind, md); route == RouteInline {
-			s.cc.Context = ctx
+			s.cc.parent = ctx
 			dst = e.processOne(&s.cc, dst, m, md)
 		}
 	}
@@ -100,6 +100,9 @@ func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code C
 	}
 	if m.Kind == decode.Invalid {
 		return e.appendInvalid(dst, m)
+	}
+	if ce := e.conditionError(code); ce != nil { // with the endpoint's code (Options.Codes)
+		return encode.AppendErrorValue(dst, m.ID, ce)
 	}
 	return encode.AppendStdError(dst, m.ID, code)
 }

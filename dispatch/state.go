@@ -27,6 +27,8 @@ type state struct {
 	cc      callCtx
 	p       decode.Parser
 	scratch []byte
+	handles []reqCtx // the calls' contexts still to be handed out from handles[hnext:] (context.go)
+	hnext   int
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
 
@@ -88,6 +90,7 @@ var _ pool.Handoff = (*member)(nil)
 
 func (e *Engine) newState() *state {
 	s := &state{}
+	s.cc.s = s
 	s.p.MaxBatch = e.maxBatch
 	s.p.MaxDepth = e.maxDepth
 	return s
@@ -96,7 +99,7 @@ func (e *Engine) newState() *state {
 func (e *Engine) getState() *state { return e.states.Get().(*state) }
 
 func (e *Engine) putState(s *state) {
-	s.cc.Context, s.emit = nil, nil
+	s.cc.parent, s.emit = nil, nil
 	if s.p.BatchLen() > maxKeptMethods { // let go of a large batch's input and tables
 		s.cur = decode.Message{}
 		s.p.Reset()
@@ -162,7 +165,9 @@ func (s *state) slot(e *Engine) *member {
 		s.done = make(chan *member, e.fanOut)
 	}
 	s.slots++
-	return &member{e: e, s: s, out: make([]byte, 0, slotOut)}
+	mb := &member{e: e, s: s, out: make([]byte, 0, slotOut)}
+	mb.cc.s = s
+	return mb
 }
 
 // start readies slot mb for member i of the batch, under ctx, and runs it on
@@ -170,7 +175,10 @@ func (s *state) slot(e *Engine) *member {
 func (e *Engine) start(ctx context.Context, s *state, mb *member, i int) {
 	s.p.BatchMember(i, &mb.m)
 	mb.md = s.mds[i]
-	mb.cc.Context, mb.cc.inBatch = ctx, true
+	mb.cc.parent, mb.cc.inBatch = ctx, true
+	if mb.md != nil && mb.cc.next == nil { // handed out here: s is this goroutine's
+		mb.cc.next = s.handle()
+	}
 	mb.out, mb.cut = mb.out[:0], false
 	if !e.workers.Submit(mb) {
 		mb.Run()
@@ -180,7 +188,7 @@ func (e *Engine) start(ctx context.Context, s *state, mb *member, i int) {
 
 // finished puts back a slot whose member ran and whose response was taken.
 func (s *state) finished(mb *member) {
-	mb.m, mb.md, mb.cc.Context = decode.Message{}, nil, nil
+	mb.m, mb.md, mb.cc.parent = decode.Message{}, nil, nil
 	if cap(mb.out) > maxKeptOut {
 		mb.out = nil
 	}

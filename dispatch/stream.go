@@ -45,7 +45,7 @@ func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp [
 func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) int {
 	s.emit = emit
 	s.asyncBytes.Store(0) // the bytes the members on workers emit
-	s.cc.Context, s.cc.inBatch = ctx, true
+	s.cc.parent, s.cc.inBatch = ctx, true
 	b := pool.GetBuffer()
 	running := 0
 	for i, md := range s.mds {

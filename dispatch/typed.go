@@ -96,6 +96,17 @@ func (h *typedHandler[P, R]) serve(ctx context.Context, f *typedFrame[P, R], par
 	return append(dst, out...), nil
 }
 
+// trustedResult: a compiled encoder writes valid JSON, so the engine need
+// not check the result (sonic, the fallback, is checked like a raw handler).
+func (h *typedHandler[P, R]) trustedResult() bool { return h.out != nil }
+
+// trustsResult reports whether h is a handler whose results are known to
+// be valid JSON (a Typed handler with a compiled encoder).
+func trustsResult(h Handler) bool {
+	t, ok := h.(interface{ trustedResult() bool })
+	return ok && t.trustedResult()
+}
+
 func resultError(err error) error {
 	return NewError(encode.CodeInternalError, encode.CodeInternalError.String(), quoteText("cannot encode result: "+err.Error()))
 }
