@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Compares revisions on the same machine in one interleaved run: it builds
 # the bench package's test binary at each revision (git worktrees), then
-# runs BenchmarkTCP, BenchmarkHTTP, BenchmarkWS and BenchmarkEngine once per
-# binary per round, for ROUNDS rounds, and summarises with benchstat (each
-# revision a column). Interleaving spreads the machine's drift over every
-# revision alike.
+# runs BenchmarkTCP, BenchmarkHTTP, BenchmarkWS, BenchmarkEngine,
+# BenchmarkEngineDefault and BenchmarkEngineTyped once per binary per round,
+# for ROUNDS rounds, and summarises with benchstat (each revision a column).
+# Interleaving spreads the machine's drift over every revision alike. The
+# network benchmarks measure jetrpc Inline (server=jetrpc), default
+# (server=jetrpc-default) and typed (server=jetrpc-typed) where the
+# revision has them; a revision without BenchmarkEngineDefault has no
+# column in its table.
 #
 #   bench/ab.sh b23bff4 0f40c80 HEAD      # results in $OUT (default /tmp/jetrpc-ab)
 set -euo pipefail
@@ -26,12 +30,12 @@ for rev in "$@"; do
 	rm -f "$OUT"/*."$name".txt
 done
 
-benches=(TCP HTTP WS Engine)
+benches=(TCP HTTP WS Engine EngineDefault EngineTyped)
 for round in $(seq 1 "$ROUNDS"); do
 	for name in "${names[@]}"; do
 		for b in "${benches[@]}"; do
 			args=(-test.benchtime=100000x)
-			[ "$b" = Engine ] && args=(-test.benchmem)
+			case "$b" in Engine*) args=(-test.benchmem) ;; esac
 			(cd bench && "$OUT/bench-$name.test" -test.run '^$' -test.bench "^Benchmark$b\$" "${args[@]}" \
 				-test.count=1 >> "$OUT/$b.$name.txt")
 		done
@@ -41,8 +45,10 @@ done
 
 for b in "${benches[@]}"; do
 	cols=()
-	for name in "${names[@]}"; do cols+=("$name=$OUT/$b.$name.txt"); done
-	"$BENCHSTAT" "${cols[@]}" > "$OUT/$b.stat"
+	for name in "${names[@]}"; do
+		if grep -q '^Benchmark' "$OUT/$b.$name.txt"; then cols+=("$name=$OUT/$b.$name.txt"); fi
+	done
+	if [ ${#cols[@]} -gt 0 ]; then "$BENCHSTAT" "${cols[@]}" > "$OUT/$b.stat"; fi
 done
 for name in "${names[@]}"; do git worktree remove --force "$OUT/wt-$name"; done
 cat "$OUT"/*.stat

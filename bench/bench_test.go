@@ -11,17 +11,32 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 )
 
-func newEngine(tb testing.TB) *dispatch.Engine {
+// newEngine is an engine with the demo methods as demo.Register registers
+// them (demo.Inline).
+func newEngine(tb testing.TB) *dispatch.Engine { return newEngineAs(tb, demo.Inline) }
+
+// newEngineAs is an engine with the demo methods registered the way m says
+// (demo.RegisterAs), closed when tb ends.
+func newEngineAs(tb testing.TB, m demo.Mode) *dispatch.Engine {
 	tb.Helper()
 	e := dispatch.New(nil)
-	if err := demo.Register(e); err != nil {
+	if err := demo.RegisterAs(e, m); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(e.Close)
 	return e
 }
 
+// BenchmarkEngine runs e.Process on every case of bench.Cases, the demo
+// methods registered by demo.Register: raw handlers marked Inline (the
+// stable name; BenchmarkEngineDefault and BenchmarkEngineTyped are the
+// registrations a user gets without asking).
 func BenchmarkEngine(b *testing.B) { benchCases(b, newEngine(b)) }
+
+// BenchmarkEngineDefault runs the cases of BenchmarkEngine on the same raw
+// handlers registered the default way, without Inline
+// (demo.RegisterAs(e, demo.Default)).
+func BenchmarkEngineDefault(b *testing.B) { benchCases(b, newEngineAs(b, demo.Default)) }
 
 // benchCases runs e.Process on every case of bench.Cases.
 func benchCases(b *testing.B, e *dispatch.Engine) {
@@ -37,16 +52,11 @@ func benchCases(b *testing.B, e *dispatch.Engine) {
 	}
 }
 
-// BenchmarkEngineTyped runs the cases of BenchmarkEngine on typed
-// handlers (bench.RegisterTyped), the API most users write.
-func BenchmarkEngineTyped(b *testing.B) {
-	e := dispatch.New(nil)
-	if err := bench.RegisterTyped(e); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(e.Close)
-	benchCases(b, e)
-}
+// BenchmarkEngineTyped runs the cases of BenchmarkEngine on typed handlers
+// (dispatch.Typed) registered the default way, without Inline
+// (demo.RegisterAs(e, demo.Typed), whose methods of the cases are
+// bench.RegisterTyped's): the API most users write.
+func BenchmarkEngineTyped(b *testing.B) { benchCases(b, newEngineAs(b, demo.Typed)) }
 
 func BenchmarkStdlib(b *testing.B) {
 	s := bench.NewStdlib()

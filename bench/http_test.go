@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/valyala/fasthttp"
@@ -14,7 +15,7 @@ import (
 // request with a fixed body but for the id it copies (bench.AppendEcho: the
 // transport's limit), configured with the same read, write and idle timeouts
 // as jetrpc's defaults (each costs a deadline per request), and jetrpc's
-// fasthttp server.
+// fasthttp server with the demo methods registered each way (jetrpcServer).
 func httpServers(b *testing.B) servers {
 	s := servers{}
 	fixed := &fasthttp.Server{
@@ -29,17 +30,22 @@ func httpServers(b *testing.B) servers {
 		IdleTimeout:  netserver.DefaultIdleTimeout,
 	}
 	s.start(b, "fixed", fixed.Serve, func() { fixed.Shutdown() })
-	srv := netserver.NewHTTP(newEngine(b), nil)
-	s.start(b, "jetrpc", srv.Serve, shutdown(srv.Shutdown))
+	for _, m := range demo.Modes() {
+		srv := netserver.NewHTTP(newEngineAs(b, m), nil)
+		s.start(b, jetrpcServer(m), srv.Serve, shutdown(srv.Shutdown))
+	}
 	return s
 }
 
 // BenchmarkHTTP measures POST calls per second over loopback with 64
 // concurrent keep-alive clients (one call in flight each), the fixed-body
-// fasthttp server against jetrpc.
+// fasthttp server against jetrpc with the demo methods registered three
+// ways: server=jetrpc (demo.Register: raw handlers marked Inline),
+// server=jetrpc-default (the same without Inline) and server=jetrpc-typed
+// (dispatch.Typed handlers without Inline).
 func BenchmarkHTTP(b *testing.B) {
 	addrs := httpServers(b)
-	for _, server := range []string{"fixed", "jetrpc"} {
+	for _, server := range append([]string{"fixed"}, jetrpcServers()...) {
 		b.Run("server="+server, func(b *testing.B) {
 			benchLoad(b, load.Config{Addr: addrs[server], Transport: load.HTTP, Conns: 64, Pipeline: 1,
 				Timeout: 10 * time.Second})

@@ -2,32 +2,61 @@ package bench_test
 
 import (
 	"crypto/tls"
+	"slices"
 	"testing"
 
 	"github.com/jetrpc/jetrpc/bench"
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
-// tcpServers starts the four servers the TCP benchmarks compare, each on
-// its own loopback port: the raw line echo (the transport's limit: it copies
-// the id into a fixed response, no JSON work), the encoding/json baseline
-// over the same loop, jetrpc, and jetrpc with TLS (Options.TLS), whose
-// client configuration it returns.
+// tcpServers starts the servers the TCP benchmarks compare, each on its own
+// loopback port: the raw line echo (the transport's limit: it copies the id
+// into a fixed response, no JSON work), the encoding/json baseline over the
+// same loop, jetrpc with the demo methods registered each way
+// (jetrpcServer), and jetrpc (Inline) with TLS (Options.TLS), whose client
+// configuration it returns.
 func tcpServers(b *testing.B) (servers, *tls.Config) {
 	s := servers{}
 	echo := &bench.LineServer{Handle: bench.EchoLine([]byte("19"))}
 	s.start(b, "echo", echo.Serve, func() { echo.Close() })
 	std := &bench.LineServer{Handle: bench.StdlibLine(bench.NewStdlib())}
 	s.start(b, "stdlib", std.Serve, func() { std.Close() })
-	srv := netserver.New(newEngine(b), nil)
-	s.start(b, "jetrpc", srv.Serve, shutdown(srv.Shutdown))
+	for _, m := range demo.Modes() {
+		srv := netserver.New(newEngineAs(b, m), nil)
+		s.start(b, jetrpcServer(m), srv.Serve, shutdown(srv.Shutdown))
+	}
 	return s, startTLS(b, s, "jetrpc-tls")
 }
 
+// jetrpcServer names the jetrpc server of a benchmark whose demo methods are
+// registered the way m says: "jetrpc" for demo.Register's (Inline, the name
+// the published figures have always had), "jetrpc-default" and
+// "jetrpc-typed" for the registrations a user gets without asking.
+func jetrpcServer(m demo.Mode) string {
+	if m == demo.Inline {
+		return "jetrpc"
+	}
+	return "jetrpc-" + m.String()
+}
+
+// jetrpcServers are the names of jetrpcServer for every mode.
+func jetrpcServers() []string {
+	var names []string
+	for _, m := range demo.Modes() {
+		names = append(names, jetrpcServer(m))
+	}
+	return names
+}
+
 // BenchmarkTCP measures calls per second over loopback NDJSON: pipelined
-// (32 connections x 16 in flight) and request/response (64 x 1), for the
-// echo limit, the stdlib baseline, jetrpc and jetrpc over TLS, in one run.
+// (32 connections x 16 in flight) and request/response (64 x 1), in one
+// run, for the echo limit, the stdlib baseline, jetrpc with the demo
+// methods registered three ways (server=jetrpc: demo.Register, raw handlers
+// marked Inline; server=jetrpc-default: the same handlers without Inline;
+// server=jetrpc-typed: dispatch.Typed handlers without Inline), and jetrpc
+// (Inline) over TLS.
 // calls/s counts from the first write, after the connections (and their
 // TLS handshakes) are up; ns/op includes dialling them.
 // BenchmarkTCPHandshake measures what a new connection costs.
@@ -38,7 +67,7 @@ func BenchmarkTCP(b *testing.B) {
 		conns, depth int
 	}{{"pipelined", 32, 16}, {"reqresp", 64, 1}}
 	for _, m := range modes {
-		for _, server := range []string{"echo", "stdlib", "jetrpc", "jetrpc-tls"} {
+		for _, server := range slices.Concat([]string{"echo", "stdlib"}, jetrpcServers(), []string{"jetrpc-tls"}) {
 			b.Run("mode="+m.name+"/server="+server, func(b *testing.B) {
 				cfg := load.Config{Addr: addrs[server], Transport: load.TCP, Conns: m.conns, Pipeline: m.depth}
 				if server == "jetrpc-tls" {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/frame"
 )
@@ -44,6 +45,10 @@ type Config struct {
 	Reconnect bool
 	// TLS, with a Target only, dials it over TLS (see load.Config.TLS).
 	TLS *tls.Config
+	// Methods are the registrations of the demo methods to measure, one
+	// in-process jetrpc server each (see ServerName); nil means
+	// demo.Inline alone, demo.Register's.
+	Methods []demo.Mode
 }
 
 // server is one server under load; inProcess servers also get their CPU
@@ -59,6 +64,27 @@ type sample struct {
 	load.Result
 	usage  usage     // of the process while the server was loaded
 	rounds []float64 // req/s of each round
+}
+
+// ServerName names the in-process jetrpc server whose demo methods are
+// registered the way m says: "jetrpc" for demo.Inline (demo.Register's
+// registration, the name the reports have always used), "jetrpc-default"
+// and "jetrpc-typed" for the others.
+func ServerName(m demo.Mode) string {
+	if m == demo.Inline {
+		return "jetrpc"
+	}
+	return "jetrpc-" + m.String()
+}
+
+// modeOf is the registration of the in-process jetrpc server named name.
+func modeOf(name string) (demo.Mode, bool) {
+	for _, m := range demo.Modes() {
+		if ServerName(m) == name {
+			return m, true
+		}
+	}
+	return 0, false
 }
 
 // Run starts the servers, measures them and stops them. Progress, when not

@@ -62,9 +62,17 @@ func (rep *Report) writeRows(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0fµs\t%.0fµs\t%.0fµs\t%.0fµs\t%.0fµs\t%s\t%s\t%s\t%d\t\n", s.Name, s.ReqPerSec,
 			l.P50, l.P90, l.P99, l.P999, l.Max, opt(s.CPUPerCall, "ns"), opt(s.BytesPerCall, ""), opt(s.AllocsPerCall, ""), s.Failed)
 	}
-	if r := rep.Ratio; r != nil {
-		fmt.Fprintf(tw, "jetrpc/baseline\t%.2fx\t%.2fx\t\t%.2fx\t\t\t%s\t%s\t%s\t\t\n", r.ReqPerSec, r.P50, r.P99,
+	ratio := func(name string, r *Ratio) {
+		fmt.Fprintf(tw, "%s/baseline\t%.2fx\t%.2fx\t\t%.2fx\t\t\t%s\t%s\t%s\t\t\n", name, r.ReqPerSec, r.P50, r.P99,
 			opt(r.CPUPerCall, "x"), opt(r.BytesPerCall, "x"), opt(r.AllocsPerCall, "x"))
+	}
+	if len(rep.Ratios) == 0 && rep.Ratio != nil {
+		ratio(rep.Servers[0].Name, rep.Ratio)
+	}
+	for _, s := range rep.Servers {
+		if r := rep.Ratios[s.Name]; r != nil {
+			ratio(s.Name, r)
+		}
 	}
 	return tw.Flush()
 }

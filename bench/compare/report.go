@@ -18,15 +18,23 @@ type Report struct {
 	Rounds    int            `json:"rounds"`
 	Mix       string         `json:"mix"`
 	Servers   []ServerReport `json:"servers"`
-	// Ratio is jetrpc / baseline for each figure (absent with a Target).
+	// Ratio is jetrpc / baseline for each figure (absent with a Target),
+	// jetrpc being the first server (the first of Config.Methods).
 	Ratio *Ratio `json:"ratio,omitempty"`
+	// Ratios are every jetrpc server's figures over the baseline's, by
+	// server name (absent with a Target).
+	Ratios map[string]*Ratio `json:"ratios,omitempty"`
 	// CPUNote says what cpu_ns_per_call covers.
 	CPUNote string `json:"cpu_note,omitempty"`
 }
 
 // ServerReport is what one server did over all rounds.
 type ServerReport struct {
-	Name          string    `json:"name"`
+	Name string `json:"name"`
+	// Methods is how an in-process jetrpc server's demo methods are
+	// registered: inline (demo.Register), default or typed (see
+	// demo.Mode); empty for the baseline and a target.
+	Methods       string    `json:"methods,omitempty"`
 	Addr          string    `json:"addr"`
 	Requests      int64     `json:"requests"` // calls answered + notifications sent
 	Calls         int64     `json:"calls"`
@@ -69,7 +77,7 @@ type Ratio struct {
 	AllocsPerCall *float64 `json:"allocs_per_call"`
 }
 
-const cpuNote = "process CPU time (getrusage) per request while that server was loaded: the load generator runs in the same process, so this is server + generator; the generator's part is the same for both servers"
+const cpuNote = "process CPU time (getrusage) per request while that server was loaded: the load generator runs in the same process, so this is server + generator; the generator's part is the same for every server"
 
 func newReport(cfg *Config, servers []server, samples []sample) *Report {
 	rep := &Report{Transport: cfg.Transport, Conns: cfg.Conns, Pipeline: cfg.Pipeline,
@@ -84,8 +92,13 @@ func newReport(cfg *Config, servers []server, samples []sample) *Report {
 		}
 		rep.Servers = append(rep.Servers, r)
 	}
-	if len(rep.Servers) == 2 {
-		rep.Ratio = newRatio(&rep.Servers[0], &rep.Servers[1])
+	if n := len(rep.Servers); n >= 2 && rep.Servers[n-1].Name == "baseline" {
+		base := &rep.Servers[n-1]
+		rep.Ratio = newRatio(&rep.Servers[0], base)
+		rep.Ratios = map[string]*Ratio{}
+		for i := range rep.Servers[:n-1] {
+			rep.Ratios[rep.Servers[i].Name] = newRatio(&rep.Servers[i], base)
+		}
 	}
 	return rep
 }
@@ -96,6 +109,9 @@ func serverReport(s server, sm *sample) ServerReport {
 		Unanswered: sm.Unanswered, Dropped: sm.Dropped, Reconnects: sm.Reconnects, Mismatched: sm.Mismatched, Malformed: sm.Malformed,
 		Notifications: sm.Notifications, Failed: sm.Failed(), Elapsed: sm.Elapsed.Seconds(),
 		ReqPerSec: math.Round(sm.Rate()), RoundReqPerS: sm.rounds}
+	if m, ok := modeOf(s.name); ok && s.inProcess {
+		r.Methods = m.String()
+	}
 	for j := range r.RoundReqPerS {
 		r.RoundReqPerS[j] = math.Round(r.RoundReqPerS[j])
 	}

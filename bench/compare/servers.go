@@ -15,9 +15,10 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// startServers starts, on loopback, jetrpc (the demo methods) and the
-// encoding/json baseline (bench.Stdlib) for cfg's transport and framing, or
-// names cfg.Target. stop shuts the servers down.
+// startServers starts, on loopback, jetrpc (the demo methods, one server
+// per registration of cfg.Methods) and the encoding/json baseline
+// (bench.Stdlib) for cfg's transport and framing, or names cfg.Target. stop
+// shuts the servers down.
 //
 // The baseline runs on the same kind of loop as jetrpc: over NDJSON
 // bench.LineServer (read every buffered line, answer each into one buffer,
@@ -36,10 +37,21 @@ func startServers(cfg *Config) (servers []server, stop func(), err error) {
 			stops[i]()
 		}
 	}
-	starts := []struct {
+	type start struct {
 		name  string
 		start func(*Config, net.Listener) (stop func(), err error)
-	}{{"jetrpc", startJetrpc}, {"baseline", startBaseline}}
+	}
+	var starts []start
+	methods := cfg.Methods
+	if len(methods) == 0 {
+		methods = []demo.Mode{demo.Inline}
+	}
+	for _, m := range methods {
+		starts = append(starts, start{ServerName(m), func(cfg *Config, ln net.Listener) (func(), error) {
+			return startJetrpc(cfg, m, ln)
+		}})
+	}
+	starts = append(starts, start{"baseline", startBaseline})
 	for _, s := range starts {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -58,12 +70,13 @@ func startServers(cfg *Config) (servers []server, stop func(), err error) {
 	return servers, stop, nil
 }
 
-// startJetrpc serves the demo methods on ln: netserver.New over TCP,
-// netserver.NewHTTP over HTTP and WebSocket (GET /ws). Nothing is logged.
-func startJetrpc(cfg *Config, ln net.Listener) (stop func(), err error) {
+// startJetrpc serves the demo methods, registered the way m says, on ln:
+// netserver.New over TCP, netserver.NewHTTP over HTTP and WebSocket (GET
+// /ws). Nothing is logged.
+func startJetrpc(cfg *Config, m demo.Mode, ln net.Listener) (stop func(), err error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e := dispatch.New(&dispatch.Options{Logger: quiet})
-	if err := demo.Register(e); err != nil {
+	if err := demo.RegisterAs(e, m); err != nil {
 		e.Close()
 		return nil, err
 	}

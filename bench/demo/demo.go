@@ -19,8 +19,12 @@ import (
 // ([method, params]: calls method on the caller, returns its result) and
 // demo_subscribe / demo_unsubscribe (go-ethereum's subscription convention:
 // the id first, then n notifications "demo_subscription").
-func Register(e *dispatch.Engine) error {
-	methods := []dispatch.Method{
+func Register(e *dispatch.Engine) error { return RegisterAs(e, Inline) }
+
+// rawMethods are the demo methods as Register registers them: raw
+// handlers, the cheap ones marked Inline.
+func rawMethods() []dispatch.Method {
+	return []dispatch.Method{
 		{Name: "subtract", Handler: dispatch.HandlerFunc(subtract), Inline: true},
 		{Name: "sum", Handler: dispatch.HandlerFunc(sum), Inline: true},
 		{Name: "update", Handler: dispatch.HandlerFunc(null), Inline: true},
@@ -36,12 +40,6 @@ func Register(e *dispatch.Engine) error {
 		{Name: "demo_subscribe", Handler: dispatch.HandlerFunc(demoSubscribe)},
 		{Name: "demo_unsubscribe", Handler: dispatch.HandlerFunc(demoUnsubscribe), Inline: true},
 	}
-	for _, m := range methods {
-		if err := e.RegisterMethod(describe(m)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 var (

@@ -22,34 +22,36 @@ type SubtractArgs struct {
 // received). The typed benchmarks run on them, and the specification's
 // vectors pass through them as through Register's raw handlers.
 func RegisterTyped(e *dispatch.Engine) error {
+	for _, m := range typedMethods() {
+		if err := e.Register(m.Name, m.Handler); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// typedMethods are RegisterTyped's methods, neither Inline nor Concurrent.
+func typedMethods() []dispatch.Method {
 	ignore := dispatch.Typed(func(_ context.Context, _ []int) (any, error) { return nil, nil })
-	for _, m := range []struct {
-		name string
-		h    dispatch.Handler
-	}{
-		{"subtract", dispatch.Typed(func(_ context.Context, a SubtractArgs) (int, error) {
+	return []dispatch.Method{
+		{Name: "subtract", Handler: dispatch.Typed(func(_ context.Context, a SubtractArgs) (int, error) {
 			return a.Minuend - a.Subtrahend, nil
 		})},
-		{"sum", dispatch.Typed(func(_ context.Context, xs []float64) (float64, error) {
+		{Name: "sum", Handler: dispatch.Typed(func(_ context.Context, xs []float64) (float64, error) {
 			var s float64
 			for _, x := range xs {
 				s += x
 			}
 			return s, nil
 		})},
-		{"update", ignore},
-		{"notify_hello", ignore},
-		{"notify_sum", ignore},
-		{"get_data", dispatch.Typed(func(_ context.Context, _ struct{}) ([]any, error) {
+		{Name: "update", Handler: ignore},
+		{Name: "notify_hello", Handler: ignore},
+		{Name: "notify_sum", Handler: ignore},
+		{Name: "get_data", Handler: dispatch.Typed(func(_ context.Context, _ struct{}) ([]any, error) {
 			return []any{"hello", 5}, nil
 		})},
-		{"echo", dispatch.Typed(func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
+		{Name: "echo", Handler: dispatch.Typed(func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
 			return p, nil
 		})},
-	} {
-		if err := e.Register(m.name, m.h); err != nil {
-			return err
-		}
 	}
-	return nil
 }

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench/compare"
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/frame"
 )
@@ -76,7 +78,7 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.SetOutput(stderr)
 	cfg := &benchConfig{}
 	c := &cfg.Config
-	var framing string
+	var framing, methods string
 	var warmup bool
 	fs.StringVar(&c.Target, "target", "", "measure the server at `ADDR` instead of in-process jetrpc and baseline servers\n(host:port; for ws the HTTP listener, path /ws, or a ws:// URL)")
 	fs.StringVar(&c.Transport, "transport", "tcp", "tcp, http or ws (WebSocket, GET /ws on the HTTP listener)")
@@ -85,6 +87,8 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&c.Pipeline, "pipeline", 16, "calls in flight per connection")
 	fs.DurationVar(&c.Duration, "duration", 6*time.Second, "measured time per server, split over the rounds")
 	fs.IntVar(&c.Rounds, "rounds", 3, "rounds; each runs every server once, in alternating order")
+	fs.StringVar(&methods, "methods", "inline,default,typed", "how the in-process jetrpc servers register the demo methods, one server each:\n"+
+		"inline (raw handlers marked Inline, as jetrpc serve), default (the same, plain Register),\ntyped (dispatch.Typed handlers, plain Register)")
 	fs.StringVar(&c.Mix, "mix", "small", `requests: cases of `+strings.Join(load.CaseNames(), ", ")+`, or all, with optional weights ("small=8,batch10=1")`)
 	fs.StringVar(&cfg.requests, "requests", "", "read the requests from `FILE`, one per line, instead of --mix")
 	fs.DurationVar(&c.Timeout, "timeout", 5*time.Second, "give up on calls unanswered for this long")
@@ -97,7 +101,7 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.BoolVar(&tlsOn, "tls", false, "dial --target over TLS (TCP, HTTPS, WSS; on with any --tls-* flag)")
 	tlsFlags.define(fs, true)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: jetrpc bench [flags]\n\nWith no flags: jetrpc and the encoding/json baseline, in this process on loopback, alternating.\n\n")
+		fmt.Fprint(fs.Output(), "Usage: jetrpc bench [flags]\n\nWith no flags: jetrpc (its demo methods registered inline, default and typed) and the\nencoding/json baseline, in this process on loopback, alternating.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -112,6 +116,7 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 		return fail("unexpected arguments %q", fs.Args())
 	}
 	c.NoWarmup = !warmup
+	var err error
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	tlsOn = tlsOn || strings.HasPrefix(c.Target, "wss://")
@@ -122,15 +127,19 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 		if c.Target == "" {
 			return fail("%s: needs --target (the in-process servers are plain)", name)
 		}
-		var err error
 		if c.TLS, err = tlsFlags.config(); err != nil {
 			return fail("%v", err)
 		}
 	}
+	if given["methods"] && c.Target != "" {
+		return fail("--methods: for the in-process servers, not with --target")
+	}
+	if c.Methods, err = parseMethods(methods); err != nil {
+		return fail("--methods %s: %v", methods, err)
+	}
 	if c.Reconnect && c.Transport == load.HTTP {
 		return fail("--reconnect: for tcp and ws (an HTTP client reconnects by itself)")
 	}
-	var err error
 	if c.Framing, err = frame.ParseKind(framing); err != nil || c.Framing == frame.Auto {
 		return fail("--framing %s: must be ndjson, header or len32", framing)
 	}
@@ -158,6 +167,23 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 		return fail("%v", err)
 	}
 	return cfg, nil
+}
+
+// parseMethods parses --methods: registrations (demo.Mode names) separated
+// by commas, each once.
+func parseMethods(s string) ([]demo.Mode, error) {
+	var modes []demo.Mode
+	for name := range strings.SplitSeq(s, ",") {
+		m, err := demo.ParseMode(strings.TrimSpace(name))
+		if err != nil {
+			return nil, errors.New("must be inline, default or typed, separated by commas")
+		}
+		if slices.Contains(modes, m) {
+			return nil, fmt.Errorf("%s given twice", m)
+		}
+		modes = append(modes, m)
+	}
+	return modes, nil
 }
 
 // progressWriter returns stderr when it is a terminal, else nil: the live

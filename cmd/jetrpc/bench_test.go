@@ -16,7 +16,9 @@ import (
 )
 
 // TestBenchJSON runs "jetrpc bench --duration 2s --json" end to end and
-// checks the fields the README documents.
+// checks the fields the README documents: by default, jetrpc with its demo
+// methods registered three ways (--methods inline,default,typed), then the
+// baseline.
 func TestBenchJSON(t *testing.T) {
 	noLeaks(t)
 	svg := filepath.Join(t.TempDir(), "bench.svg")
@@ -39,6 +41,7 @@ func TestBenchJSON(t *testing.T) {
 		Mix       string  `json:"mix"`
 		Servers   []struct {
 			Name                                                           string
+			Methods                                                        string
 			Addr                                                           string
 			Requests, Calls, OK, Errors, Unanswered, Mismatched, Malformed int64
 			Dropped, Reconnects, Notifications, Failed                     int64
@@ -50,8 +53,9 @@ func TestBenchJSON(t *testing.T) {
 			Bytes                                                          *float64           `json:"alloc_bytes_per_call"`
 			Allocs                                                         *float64           `json:"allocs_per_call"`
 		} `json:"servers"`
-		Ratio   map[string]float64 `json:"ratio"`
-		CPUNote string             `json:"cpu_note"`
+		Ratio   map[string]float64            `json:"ratio"`
+		Ratios  map[string]map[string]float64 `json:"ratios"`
+		CPUNote string                        `json:"cpu_note"`
 	}
 	dec := json.NewDecoder(strings.NewReader(stdout.String()))
 	dec.DisallowUnknownFields()
@@ -61,8 +65,12 @@ func TestBenchJSON(t *testing.T) {
 	if rep.Transport != "tcp" || rep.Framing != "ndjson" || rep.Conns != 32 || rep.Pipeline != 16 || rep.Duration != 2 || rep.Rounds != 3 || rep.Mix != "small" {
 		t.Errorf("header: %+v", rep)
 	}
-	if len(rep.Servers) != 2 || rep.Servers[0].Name != "jetrpc" || rep.Servers[1].Name != "baseline" {
-		t.Fatalf("servers: %+v", rep.Servers)
+	var names []string
+	for _, s := range rep.Servers {
+		names = append(names, s.Name+":"+s.Methods)
+	}
+	if got := strings.Join(names, " "); got != "jetrpc:inline jetrpc-default:default jetrpc-typed:typed baseline:" {
+		t.Fatalf("servers (name:methods): %s", got)
 	}
 	for _, s := range rep.Servers {
 		if s.OK == 0 || s.Failed != 0 || s.OK != s.Calls || s.Requests != s.OK || s.ReqPerSec <= 0 || len(s.Rounds) != 3 {
@@ -84,11 +92,56 @@ func TestBenchJSON(t *testing.T) {
 		if rep.Ratio[k] <= 0 {
 			t.Errorf("ratio %s = %v", k, rep.Ratio[k])
 		}
+		for _, name := range []string{"jetrpc", "jetrpc-default", "jetrpc-typed"} {
+			if rep.Ratios[name][k] <= 0 {
+				t.Errorf("ratios[%s] %s = %v", name, k, rep.Ratios[name][k])
+			}
+		}
+	}
+	if rep.Ratio["req_per_s"] != rep.Ratios["jetrpc"]["req_per_s"] || len(rep.Ratios) != 3 {
+		t.Errorf("ratio %v is not jetrpc's of %v", rep.Ratio, rep.Ratios)
 	}
 	b, err := os.ReadFile(svg)
-	if err != nil || !strings.HasPrefix(string(b), "<svg") || !strings.Contains(string(b), "baseline") {
+	if err != nil || !strings.HasPrefix(string(b), "<svg") || !strings.Contains(string(b), "baseline") || !strings.Contains(string(b), "jetrpc-typed") {
 		t.Errorf("svg: %v %.200s", err, b)
 	}
+}
+
+// TestBenchMethods: --methods chooses the registrations measured, in its
+// order, each a server and a row of the table; a bad list is a usage error,
+// and so is --methods with --target.
+func TestBenchMethods(t *testing.T) {
+	noLeaks(t)
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := []string{"bench", "--methods", "typed, default", "--conns", "2", "--pipeline", "4", "--duration", "400ms",
+		"--rounds", "1", "--warmup=false"}
+	if code := run(ctx, args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	var rows []string
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[0], "jetrpc") && f[1] != "bench:" {
+			rows = append(rows, f[0])
+		}
+	}
+	want := "jetrpc-typed jetrpc-default jetrpc-typed/baseline jetrpc-default/baseline"
+	if got := strings.Join(rows, " "); got != want {
+		t.Errorf("rows %q, want %q, in:\n%s", got, want, out)
+	}
+	f := func(want string, args ...string) {
+		t.Helper()
+		var stdout, stderr syncBuffer
+		if code := run(ctx, append([]string{"bench"}, args...), strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", args, code, stderr.String(), want)
+		}
+	}
+	f("--methods fast: must be inline, default or typed", "--methods", "fast")
+	f("--methods : must be inline, default or typed", "--methods", "")
+	f("--methods inline,typed,inline: inline given twice", "--methods", "inline,typed,inline")
+	f("--methods: for the in-process servers, not with --target", "--methods", "inline", "--target", "127.0.0.1:1")
 }
 
 // TestBenchTarget measures an external server over HTTP and prints the

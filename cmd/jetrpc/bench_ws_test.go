@@ -9,7 +9,8 @@ import (
 )
 
 // TestBenchWS runs "jetrpc bench --transport ws --duration 1s --json" end to
-// end: jetrpc's /ws against the encoding/json baseline over WebSocket.
+// end: jetrpc's /ws (its demo methods registered each way) against the
+// encoding/json baseline over WebSocket.
 func TestBenchWS(t *testing.T) {
 	noLeaks(t)
 	var stdout, stderr syncBuffer
@@ -39,7 +40,7 @@ func TestBenchWS(t *testing.T) {
 	if rep.Transport != "ws" || rep.Framing != "" {
 		t.Errorf("transport %q, framing %q", rep.Transport, rep.Framing)
 	}
-	if len(rep.Servers) != 2 || rep.Servers[0].Name != "jetrpc" || rep.Servers[1].Name != "baseline" {
+	if len(rep.Servers) != 4 || rep.Servers[0].Name != "jetrpc" || rep.Servers[2].Name != "jetrpc-typed" || rep.Servers[3].Name != "baseline" {
 		t.Fatalf("servers: %+v", rep.Servers)
 	}
 	for _, s := range rep.Servers {
