@@ -1,0 +1,3 @@
+module docscheck
+
+go 1.26
