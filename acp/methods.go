@@ -43,6 +43,9 @@ func (s *Server) Register(e *dispatch.Engine) error {
 			})})
 	}
 	for _, m := range ms {
+		// The agent's handlers may call the client (permissions, files,
+		// terminals): never on the connection's reading goroutine.
+		m.CallsPeer = !m.Inline
 		if err := e.RegisterMethod(m); err != nil {
 			return err
 		}

@@ -88,7 +88,9 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 		dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
 		if time.Since(t0) > quickRun {
 			slow = true
-			md.cost.unlearn()
+			if md.cost.learned() {
+				md.cost.unlearn()
+			}
 		}
 	}
 	for ; running > 0; running-- {

@@ -1,19 +1,24 @@
 package dispatch
 
 // NOTE: learning which methods are quick. A method registered neither
-// Inline nor Concurrent "may block": a call of it never runs on a
-// connection's reading goroutine, and a batch's members of it run on the
-// worker pool, concurrently. Most such methods (typed handlers registered
-// with plain Register) finish in about a microsecond, less than a hand-off
-// to a worker costs. So the engine times their runs and, once a method has
-// run quickly learnRuns times in a row, runs its batch members on the
-// batch's own goroutine, one after another, like Inline members. That
-// goroutine is never a connection's reader (a transport routes a batch
-// holding a method that may block to a worker), so a handler that blocks
-// still never stalls a connection. Once learned, a method's runs are timed
-// one in sampleEvery, and every run in a batch. A slow sampled run halves
-// its score, which unlearns it; a slow run inline in a batch unlearns it at
-// once, and the rest of that batch's members of it go to the workers.
+// Inline nor Concurrent "may block": until it has proved quick, a call of
+// it never runs on a connection's reading goroutine, and a batch's members
+// of it run on the worker pool, concurrently. Most such methods (typed
+// handlers registered with plain Register) finish in about a microsecond,
+// less than a hand-off to a worker costs. So the engine times their runs
+// and, once a method has run quickly learnRuns times in a row, runs its
+// calls where they arrive: on a connection's reading goroutine
+// (Conn.TryProcess), and a batch's members on the batch's own goroutine,
+// one after another, like Inline members. Every such run is timed (the
+// others, on workers, one in sampleEvery). A slow run unlearns the method
+// at once (the rest of a batch's members of it go to the workers), and
+// the streak it needs to be learned again doubles, up to maxLearnRuns, so
+// that a method that is slow now and then settles on the workers: a
+// handler that blocks holds up its connection for one run at most each
+// time it is learned. A slow sampled run on a worker halves the score (a
+// run can be slow because its goroutine waited for a core). A method
+// whose handler calls the peer (Peer.Call; Method.CallsPeer) is never
+// learned: on the reading goroutine its call could not be answered.
 
 import (
 	"sync/atomic"
@@ -21,9 +26,10 @@ import (
 )
 
 const (
-	quickRun    = 50 * time.Microsecond
-	learnRuns   = 32
-	sampleEvery = 64 // a power of two
+	quickRun     = 50 * time.Microsecond
+	learnRuns    = 32
+	maxLearnRuns = 4096
+	sampleEvery  = 64 // a power of two
 )
 
 // cost is what the engine learned of one method's running time: a score
@@ -32,14 +38,30 @@ const (
 // is not proof). A method is learned at learnRuns.
 type cost struct {
 	quick atomic.Int32
+	need  atomic.Int32 // the streak that makes it learned: learnRuns, doubled by each unlearn
+	never atomic.Bool  // the handler calls the peer: never learned
 }
 
 // learned reports whether the method has proved quick.
-func (c *cost) learned() bool { return c.quick.Load() >= learnRuns }
+func (c *cost) learned() bool {
+	need := c.need.Load()
+	if need == 0 {
+		need = learnRuns
+	}
+	return c.quick.Load() >= need && !c.never.Load()
+}
 
-// unlearn forgets that the method was quick (a run inline in a batch was
-// slow: the next runs go to the workers again).
-func (c *cost) unlearn() { c.quick.Store(0) }
+// unlearn forgets that the method was quick (a run where it arrived was
+// slow: the next runs go to the workers again) and doubles the streak it
+// needs to be learned again.
+func (c *cost) unlearn() {
+	c.quick.Store(0)
+	need := c.need.Load()
+	if need == 0 {
+		need = learnRuns
+	}
+	c.need.Store(min(2*need, maxLearnRuns))
+}
 
 // record notes a run that took d and reports whether it was slow.
 func (c *cost) record(d time.Duration) bool {
@@ -50,16 +72,17 @@ func (c *cost) record(d time.Duration) bool {
 		}
 		return true
 	}
-	if q < learnRuns {
+	if q < maxLearnRuns {
 		c.quick.Add(1)
 	}
 	return false
 }
 
 // timed reports whether this run is to be timed: every run while the
-// method is learning, then one in sampleEvery per goroutine's call state.
+// method is learning and every run where it arrived (cc.here), else one
+// in sampleEvery per goroutine's call state.
 func (c *cost) timed(cc *callCtx) bool {
-	if !c.learned() {
+	if cc.here || !c.learned() {
 		return true
 	}
 	cc.ticks++

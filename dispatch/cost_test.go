@@ -121,20 +121,49 @@ func TestBatchLearnsQuick(t *testing.T) {
 	}
 }
 
-// TestBatchQuickNotOnReader: a batch of a method learned to be quick is
-// still routed off a connection's reading goroutine (it may block yet).
-func TestBatchQuickNotOnReader(t *testing.T) {
+// TestQuickOnReader: once a method that may block has proved quick, its
+// calls and batches run on the connection's reading goroutine
+// (RouteInline, answered at once); a slow run there sends it back to the
+// workers, and a method that calls the peer never runs there.
+func TestQuickOnReader(t *testing.T) {
 	var w where
-	e := newDemo(t, nil, dispatch.Method{Name: "q", Handler: w.handler()})
-	for range 10 {
-		e.Process(nil, nBatch("q", 8))
-	}
+	e := newDemo(t, nil, dispatch.Method{Name: "q", Handler: w.handler()},
+		dispatch.Method{Name: "p", Handler: w.handler(), CallsPeer: true})
 	conn := dispatch.NewConn(e, nil, nil, false)
 	defer conn.Close()
-	if out, route := conn.TryProcess(nil, nBatch("q", 2)); route != dispatch.RouteWorker || len(out) != 0 {
-		t.Errorf("TryProcess of a learned batch: route %d, %q; want RouteWorker and nothing run", route, out)
+	call := func(name string) ([]byte, dispatch.Route) {
+		return conn.TryProcess(nil, []byte(`{"jsonrpc":"2.0","method":"`+name+`","id":1}`))
 	}
-	if out, route := conn.TryProcess(nil, []byte(`{"jsonrpc":"2.0","method":"q","id":1}`)); route != dispatch.RouteWorker || len(out) != 0 {
-		t.Errorf("TryProcess of a learned call: route %d, %q; want RouteWorker", route, out)
+	if _, route := call("q"); route != dispatch.RouteWorker {
+		t.Fatalf("before learning: route %d, want RouteWorker", route)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		e.Process(nil, nBatch("q", 8))
+		e.Process(nil, nBatch("p", 8))
+		if _, route := call("q"); route == dispatch.RouteInline {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("after 5 s of quick runs, a call is still routed to a worker")
+		}
+	}
+	if out, route := call("q"); route != dispatch.RouteInline || !strings.Contains(string(out), `"result"`) {
+		t.Fatalf("learned call: route %d, %q; want it answered on the reader", route, out)
+	}
+	if out, route := conn.TryProcess(nil, nBatch("q", 2)); route != dispatch.RouteInline || len(parseBatch(t, out)) != 2 {
+		t.Fatalf("learned batch: route %d, %q; want it answered on the reader", route, out)
+	}
+	if _, route := call("p"); route != dispatch.RouteWorker {
+		t.Fatalf("a method that calls the peer: route %d, want RouteWorker", route)
+	}
+	w.mu.Lock()
+	w.slow = true
+	w.mu.Unlock()
+	if _, route := call("q"); route != dispatch.RouteInline {
+		t.Fatalf("route %d, want the slow run on the reader (not known slow yet)", route)
+	}
+	if _, route := call("q"); route != dispatch.RouteWorker {
+		t.Fatalf("after a slow run on the reader: route %d, want RouteWorker", route)
 	}
 }

@@ -189,7 +189,9 @@ func (e *Engine) Freeze() {
 			h = e.mws[i](m.Name, h)
 		}
 		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
-		ms = append(ms, &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted})
+		md := &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
+		md.cost.never.Store(m.CallsPeer)
+		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)
 	e.table = newTable(ms)

@@ -61,13 +61,27 @@ type Method struct {
 	Name string
 	// Handler serves the method.
 	Handler Handler
-	// Inline marks a cheap, non-blocking handler: it may run on the caller's
-	// goroutine, a connection's reading goroutine too, also as a batch
-	// member, to save a goroutine hand-off. Leave it false for anything that
-	// waits (I/O, locks, sleeps): then the engine times the method's runs and
-	// runs its batch members on the batch's own goroutine only once it has
-	// proved quick, never on a reading goroutine.
+	// Inline marks a cheap, non-blocking handler: it always runs on the
+	// caller's goroutine, a connection's reading goroutine too, also as a
+	// batch member, to save a goroutine hand-off, and is never timed.
+	//
+	// Left false (the default, what Register does) the method may block
+	// (I/O, locks, sleeps): the engine times its runs, and runs its calls
+	// on a worker goroutine until it has proved quick (32 quick runs in a
+	// row); from then on its calls run where they arrive, on a
+	// connection's reading goroutine or a batch's, as fast as Inline ones,
+	// each run timed. A run slower than 50 µs there sends the method back
+	// to the workers at once, and each time the streak it needs to come
+	// back doubles (up to 4096), so a handler that blocks holds up its
+	// connection for one run at most each time. See also CallsPeer.
 	Inline bool
+	// CallsPeer says the handler may call its connection's peer
+	// (Peer.Call, Peer.CallRaw): its calls always run on workers, never on
+	// a reading goroutine, which must stay free to read the peer's answer.
+	// A method whose handler calls the peer without it is marked so at its
+	// first Peer.Call; that call fails with ErrOnReader if it ran on the
+	// reader.
+	CallsPeer bool
 	// Concurrent lets notifications of this method run out of arrival order.
 	Concurrent bool
 	// TrustedResult says the handler always returns exactly one valid

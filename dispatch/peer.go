@@ -135,7 +135,11 @@ func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []
 		return dst, ErrNoPeer
 	case p.oneWay:
 		return dst, ErrOneWay
-	case ctx.Value(readerKey{}) != nil:
+	}
+	if h, ok := ctx.Value(callKey).(*reqCtx); ok && h.md != nil {
+		h.md.cost.never.Store(true) // never run it on a reading goroutine again
+	}
+	if ctx.Value(readerKey{}) != nil {
 		return dst, ErrOnReader
 	}
 	if err := rpcmsg.CheckParams(params, ErrPeerParams); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"time"
 
@@ -100,7 +99,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	}
 	h := cc.take()
-	h.meta, h.id, h.method = m.Meta, m.ID, m.Method
+	h.md, h.meta, h.id, h.method = md, m.Meta, m.ID, m.Method
 	var t0 time.Duration
 	if md.obs != nil {
 		t0 = e.beginCall(md.obs, h)
@@ -116,9 +115,6 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	start := len(dst)
 	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
-	if cap(dst)-mark < minResultRoom {
-		dst = slices.Grow(dst, minResultRoom)
-	}
 	out, err := e.invoke(md, cc, h, m.Params, dst[mark:mark])
 	if md.obs != nil {
 		e.endCall(md.obs, h, t0, err, false)
@@ -135,10 +131,6 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	return encode.AppendResultEnd(dst)
 }
-
-// minResultRoom is the spare capacity a handler finds in dst at least, so
-// that a short result is written in place.
-const minResultRoom = 64
 
 // resultDepth is the deepest nesting a result may have (decode.Valid
 // checks up to 1024 levels without allocating).
@@ -202,8 +194,8 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 	} else {
 		out, err = e.call(md, h, params, dst)
 	}
-	if timed {
-		md.cost.record(time.Since(t0))
+	if timed && md.cost.record(time.Since(t0)) && cc.here {
+		md.cost.unlearn() // slow where it arrived: to the workers again
 	}
 	return out, err
 }

@@ -43,8 +43,9 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 	default:
 		md := e.lookup(m)
 		if route = routeOf(m.Kind, md); route == RouteInline {
-			s.cc.parent = ctx
+			s.cc.parent, s.cc.here = ctx, true
 			dst = e.processOne(&s.cc, dst, m, md)
+			s.cc.here = false
 		}
 	}
 	e.putState(s)
@@ -55,12 +56,13 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route
 }
 
 // routeOf decides where one message of kind runs; md is its method. A
-// batch runs inline only when all its members do; one with ordered
-// notifications runs on the serial queue so they keep their order
-// (lookupBatch).
+// call of a method that may block runs where it arrived once the method
+// has proved quick (cost.go). A batch runs inline only when all its
+// members do; one with ordered notifications runs on the serial queue so
+// they keep their order (lookupBatch).
 func routeOf(kind decode.Kind, md *method) Route {
 	switch {
-	case md == nil || md.inline:
+	case md == nil || md.inline || learnedQuick(kind, md):
 		return RouteInline
 	case kind == decode.Notification && !md.concurrent:
 		return RouteOrdered

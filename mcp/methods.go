@@ -21,6 +21,20 @@ const (
 	CodeUnsupportedProtocolVersion dispatch.Code = -32022
 )
 
+// EngineCodes returns the codes an MCP endpoint answers the engine's own
+// conditions with (dispatch.Options.Codes; New uses them unless
+// Options.Engine sets Codes). MCP leaves -32000..-32019 to implementations
+// and reserves -32002 and -32020..-32099 (schema 2026-07-28), so they stay
+// in -32000..-32019: Timeout -32001 (RequestTimeout of the TypeScript and
+// Python SDKs), ShuttingDown -32004 (what the Go SDK answers while its
+// server closes), Overloaded -32011 and ResponseTooLarge -32010 (the
+// engine's -32001 and -32000 mean a timeout and a closed connection to the
+// SDKs); LimitExceeded -32005, Unauthorized -32006 and Forbidden -32007 as
+// on plain JSON-RPC. docs/errors.md has the whole table.
+func EngineCodes() *dispatch.Codes {
+	return &dispatch.Codes{Overloaded: -32011, ShuttingDown: -32004, Timeout: -32001, ResponseTooLarge: -32010}
+}
+
 func (s *Server) register() {
 	for _, m := range []dispatch.Method{
 		{Name: "initialize", Handler: dispatch.HandlerFunc(s.initialize), Inline: true,
@@ -29,11 +43,11 @@ func (s *Server) register() {
 		{Name: "server/discover", Handler: dispatch.HandlerFunc(s.discover), Inline: true,
 			Summary: "MCP: the server's revisions, capabilities and identity"},
 		{Name: "tools/list", Handler: dispatch.HandlerFunc(s.toolsList), Inline: true, Summary: "MCP: list the tools"},
-		{Name: "tools/call", Handler: dispatch.HandlerFunc(s.toolsCall), Summary: "MCP: call a tool"},
+		{Name: "tools/call", Handler: dispatch.HandlerFunc(s.toolsCall), CallsPeer: true, Summary: "MCP: call a tool"},
 		{Name: "resources/list", Handler: dispatch.HandlerFunc(s.resourcesList), Inline: true, Summary: "MCP: list the resources"},
-		{Name: "resources/read", Handler: dispatch.HandlerFunc(s.resourcesRead), Summary: "MCP: read a resource"},
+		{Name: "resources/read", Handler: dispatch.HandlerFunc(s.resourcesRead), CallsPeer: true, Summary: "MCP: read a resource"},
 		{Name: "prompts/list", Handler: dispatch.HandlerFunc(s.promptsList), Inline: true, Summary: "MCP: list the prompts"},
-		{Name: "prompts/get", Handler: dispatch.HandlerFunc(s.promptsGet), Summary: "MCP: get a prompt"},
+		{Name: "prompts/get", Handler: dispatch.HandlerFunc(s.promptsGet), CallsPeer: true, Summary: "MCP: get a prompt"},
 		{Name: "notifications/initialized", Handler: dispatch.HandlerFunc(s.initialized), Inline: true, Concurrent: true},
 		{Name: "notifications/cancelled", Handler: dispatch.HandlerFunc(s.cancelled), Inline: true, Concurrent: true},
 	} {
