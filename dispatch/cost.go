@@ -10,13 +10,14 @@ package dispatch
 // calls where they arrive: on a connection's reading goroutine
 // (Conn.TryProcess), and a batch's members on the batch's own goroutine,
 // one after another, like Inline members. Every such run is timed (the
-// others, on workers, one in sampleEvery). A slow run unlearns the method
-// at once (the rest of a batch's members of it go to the workers), and
-// the streak it needs to be learned again doubles, up to maxLearnRuns, so
-// that a method that is slow now and then settles on the workers: a
-// handler that blocks holds up its connection for one run at most each
-// time it is learned. A slow sampled run on a worker halves the score (a
-// run can be slow because its goroutine waited for a core). A method
+// others, on workers, one in sampleEvery). A slow run halves the method's
+// score (see cost): a method that turns slow is unlearned by its second
+// slow run (in a batch, the rest of the batch's members of it go to the
+// workers at once), and the streak it needs to be learned again doubles,
+// up to maxLearnRuns, so that a method that is slow now and then settles
+// on the workers: a handler that blocks holds up its connection for two
+// runs at most each time it is learned. One slow run alone, which a busy
+// machine makes now and then, unlearns nothing. A method
 // whose handler calls the peer (Peer.Call; Method.CallsPeer) is never
 // learned: on the reading goroutine its call could not be answered.
 
@@ -33,46 +34,45 @@ const (
 )
 
 // cost is what the engine learned of one method's running time: a score
-// that a quick run raises by one, up to learnRuns, and a slow one halves
-// (wall time on a busy machine includes waiting for a core, so one slow run
-// is not proof). A method is learned at learnRuns.
+// that a quick run raises by one, up to twice the streak the method needs
+// (need: learnRuns at first), and a slow one halves (wall time on a busy
+// machine includes waiting for a core, so one slow run is not proof). A
+// method is learned while its score is at least need: one slow run of a
+// method at its best score leaves it learned, a second before it earned
+// need quick runs back unlearns it, and each time that happens need
+// doubles, up to maxLearnRuns.
 type cost struct {
 	quick atomic.Int32
-	need  atomic.Int32 // the streak that makes it learned: learnRuns, doubled by each unlearn
+	need  atomic.Int32 // the streak that makes it learned (0: learnRuns)
 	never atomic.Bool  // the handler calls the peer: never learned
 }
 
-// learned reports whether the method has proved quick.
-func (c *cost) learned() bool {
-	need := c.need.Load()
-	if need == 0 {
-		need = learnRuns
+func (c *cost) needed() int32 {
+	if need := c.need.Load(); need != 0 {
+		return need
 	}
-	return c.quick.Load() >= need && !c.never.Load()
+	return learnRuns
 }
 
-// unlearn forgets that the method was quick (a run where it arrived was
-// slow: the next runs go to the workers again) and doubles the streak it
-// needs to be learned again.
-func (c *cost) unlearn() {
-	c.quick.Store(0)
-	need := c.need.Load()
-	if need == 0 {
-		need = learnRuns
-	}
-	c.need.Store(min(2*need, maxLearnRuns))
-}
+// learned reports whether the method has proved quick.
+func (c *cost) learned() bool { return c.quick.Load() >= c.needed() && !c.never.Load() }
+
+// unlearn forgets that the method was quick (a run inline in a batch was
+// slow: the rest go to the workers), as two slow runs in a row would.
+func (c *cost) unlearn() { c.record(quickRun + 1); c.record(quickRun + 1) }
 
 // record notes a run that took d and reports whether it was slow.
 func (c *cost) record(d time.Duration) bool {
-	q := c.quick.Load()
+	q, need := c.quick.Load(), c.needed()
 	if d > quickRun {
-		if q != 0 { // halve: a run can be slow because its goroutine waited for a core
-			c.quick.Store(q / 2)
+		// Halve: a run can be slow because its goroutine waited for a core.
+		if q >= need && q/2 < need { // unlearned: coming back takes longer
+			c.need.Store(min(2*need, maxLearnRuns))
 		}
+		c.quick.Store(q / 2)
 		return true
 	}
-	if q < maxLearnRuns {
+	if q < 2*need {
 		c.quick.Add(1)
 	}
 	return false

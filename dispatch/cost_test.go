@@ -157,13 +157,20 @@ func TestQuickOnReader(t *testing.T) {
 	if _, route := call("p"); route != dispatch.RouteWorker {
 		t.Fatalf("a method that calls the peer: route %d, want RouteWorker", route)
 	}
+	for range 10 { // at its best score
+		call("q")
+	}
 	w.mu.Lock()
 	w.slow = true
 	w.mu.Unlock()
-	if _, route := call("q"); route != dispatch.RouteInline {
-		t.Fatalf("route %d, want the slow run on the reader (not known slow yet)", route)
+	slowHere := 0
+	for range 5 {
+		if _, route := call("q"); route != dispatch.RouteInline {
+			break
+		}
+		slowHere++
 	}
-	if _, route := call("q"); route != dispatch.RouteWorker {
-		t.Fatalf("after a slow run on the reader: route %d, want RouteWorker", route)
+	if slowHere < 1 || slowHere > 2 {
+		t.Fatalf("the method turned slow: %d of its runs on the reader, want 1 or 2 before it goes to the workers", slowHere)
 	}
 }

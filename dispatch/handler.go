@@ -70,10 +70,12 @@ type Method struct {
 	// on a worker goroutine until it has proved quick (32 quick runs in a
 	// row); from then on its calls run where they arrive, on a
 	// connection's reading goroutine or a batch's, as fast as Inline ones,
-	// each run timed. A run slower than 50 µs there sends the method back
-	// to the workers at once, and each time the streak it needs to come
-	// back doubles (up to 4096), so a handler that blocks holds up its
-	// connection for one run at most each time. See also CallsPeer.
+	// each run timed. Two runs slower than 50 µs close together send the
+	// method back to the workers (one alone, which a busy machine makes
+	// now and then, does not), and each time the streak it needs to come
+	// back doubles (up to 4096): a handler that starts blocking holds up
+	// its connection for two runs at most each time it was learned. A
+	// handler that always blocks is never learned. See also CallsPeer.
 	Inline bool
 	// CallsPeer says the handler may call its connection's peer
 	// (Peer.Call, Peer.CallRaw): its calls always run on workers, never on

@@ -194,8 +194,8 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 	} else {
 		out, err = e.call(md, h, params, dst)
 	}
-	if timed && md.cost.record(time.Since(t0)) && cc.here {
-		md.cost.unlearn() // slow where it arrived: to the workers again
+	if timed {
+		md.cost.record(time.Since(t0))
 	}
 	return out, err
 }
