@@ -18,6 +18,16 @@ const (
 	CodeVersionNotSupported          dispatch.Code = -32009
 )
 
+// EngineCodes returns the codes an A2A endpoint answers the engine's own
+// conditions with (dispatch.Options.Codes; New uses them unless
+// Options.Engine sets Codes). A2A claims -32001..-32099 for its errors and
+// allocates them upward from -32001 (-32009 so far), and it has a JSON-RPC
+// code for none of these conditions, so they all take the far end of the
+// range: dispatch.EndOfRangeCodes (Overloaded -32091, ShuttingDown -32092,
+// Timeout -32093, LimitExceeded -32095, Unauthorized -32096, Forbidden
+// -32097, ResponseTooLarge -32090). docs/errors.md has the whole table.
+func EngineCodes() *dispatch.Codes { return dispatch.EndOfRangeCodes() }
+
 // errorSpec is one row of the code table: its message and ErrorInfo
 // reason.
 type errorSpec struct {

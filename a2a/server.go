@@ -58,7 +58,8 @@ type Options struct {
 	OwnerTimeout time.Duration
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
-	// Engine are the options of the two wires' engines (nil: defaults).
+	// Engine are the options of the two wires' engines (nil: defaults;
+	// Codes nil: EngineCodes).
 	Engine *dispatch.Options
 }
 
@@ -131,6 +132,9 @@ func New(card AgentCard, exec Executor, opts *Options) *Server {
 		}
 		if eo.Logger == nil {
 			eo.Logger = s.log
+		}
+		if eo.Codes == nil { // the engine's conditions must not read as A2A's errors
+			eo.Codes = EngineCodes()
 		}
 		s.eng[w] = dispatch.New(&eo)
 		if err := s.register(Wire(w)); err != nil {

@@ -106,7 +106,7 @@ func clientEngine(cl Client, opts *ClientOptions) (*dispatch.Engine, error) {
 	if opts != nil {
 		log = opts.Logger
 	}
-	e := dispatch.New(&dispatch.Options{Logger: log})
+	e := dispatch.New(&dispatch.Options{Logger: log, Codes: EngineCodes()})
 	ms := []dispatch.Method{
 		{Name: MethodSessionUpdate, Handler: dispatch.Typed(func(ctx context.Context, n *SessionNotification) (any, error) {
 			return nil, cl.SessionUpdate(ctx, n)

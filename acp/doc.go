@@ -12,7 +12,7 @@
 // ([dispatch.Typed]), so any jetrpc transport serves it; ACP's own is
 // netserver's stdio serving:
 //
-//	e := dispatch.New(nil)
+//	e := dispatch.New(&dispatch.Options{Codes: acp.EngineCodes()}) // ACP's codes for the engine's conditions
 //	s := acp.NewServer(myAgent, nil)
 //	_ = s.Register(e)
 //	err := s.StreamServer(e, nil).ServeStdio(os.Stdin, os.Stdout) // NDJSON, ACP's limits

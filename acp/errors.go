@@ -17,6 +17,21 @@ const (
 	CodeRequestCancelled encode.Code = -32800
 )
 
+// EngineCodes returns the codes an ACP endpoint answers the engine's own
+// conditions with: give them to the engine the Server is registered on
+// (dispatch.Options.Codes), as NewAgentConn does for the editor's. ACP
+// claims -32000..-32099 for its errors (-32000 and -32002 so far), so the
+// conditions take the far end of the range (dispatch.EndOfRangeCodes:
+// Overloaded -32091, ShuttingDown -32092, Timeout -32093, LimitExceeded
+// -32095, Forbidden -32097, ResponseTooLarge -32090), except Unauthorized,
+// which is ACP's CodeAuthRequired (-32000). docs/errors.md has the whole
+// table.
+func EngineCodes() *dispatch.Codes {
+	c := dispatch.EndOfRangeCodes()
+	c.Unauthorized = CodeAuthRequired
+	return c
+}
+
 // Errors of this package.
 var (
 	// ErrUnsupported: the agent asked for a client method whose capability

@@ -9,9 +9,19 @@ package dispatch
 // those numbers meanings of its own, so its engine is configured with
 // Options.Codes: every place that answers one of these conditions goes
 // through Engine.conditionError, which maps the engine's code to the
-// endpoint's, with a prebuilt *Error per condition.
+// endpoint's, with a prebuilt *Error per condition. Transports that answer
+// a condition themselves ask Engine.ConditionCode or Conn.ConditionCode;
+// a handler or middleware that answers one (auth.Authorize: Forbidden)
+// returns a Condition, which conditionFor maps. Each protocol package has
+// its table (mcp, a2a, acp: EngineCodes; the last two start from
+// EndOfRangeCodes); docs/errors.md lists every endpoint's codes.
 
-import "github.com/jetrpc/jetrpc/encode"
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/jetrpc/jetrpc/encode"
+)
 
 // Codes are the error codes an engine answers its own conditions with. A
 // zero field means the engine's default code for that condition (the one
@@ -86,4 +96,74 @@ func (e *Engine) ConditionCode(def Code) Code {
 		return ce.Code
 	}
 	return def
+}
+
+// ConditionCode returns the code c's engine answers the condition whose
+// default code is def with (see Engine.ConditionCode). A transport that
+// answers a condition itself on a connection (a refused credential, a
+// client over its rate) uses it.
+func (c *Conn) ConditionCode(def Code) Code { return c.e.ConditionCode(def) }
+
+// EndOfRangeCodes returns Codes that move every condition to the far end
+// of the server error range: -32090 plus the last digit of its default
+// code (Overloaded -32091, ShuttingDown -32092, Timeout -32093,
+// LimitExceeded -32095, Unauthorized -32096, Forbidden -32097,
+// ResponseTooLarge -32090). They suit a protocol that claims the whole
+// range for itself and allocates its codes upward from -32001 (A2A, ACP):
+// its endpoint starts from these and replaces the conditions that the
+// protocol has a code of its own for.
+func EndOfRangeCodes() *Codes {
+	return &Codes{Overloaded: -32091, ShuttingDown: -32092, Timeout: -32093, LimitExceeded: -32095,
+		Unauthorized: -32096, Forbidden: -32097, ResponseTooLarge: -32090}
+}
+
+// Condition returns the error a handler or middleware returns to answer
+// its call with one of the engine's conditions: def is the condition's
+// default code (encode.CodeForbidden ...), data its error.data (raw JSON,
+// nil for none). The engine answers it with the endpoint's code for def
+// (Options.Codes) and def's message. Build it once and return it as often
+// as needed: answering it allocates nothing. Outside an engine it is the
+// *Error with code def (errors.As), which is also what CodeOf reports.
+func Condition(def Code, data []byte) error {
+	return &condition{def: NewError(def, def.String(), data)}
+}
+
+// condition is a handler's error that names an engine condition.
+type condition struct {
+	def    *Error                // the answer with the default code
+	mapped atomic.Pointer[Error] // the answer with the last engine's code for it
+}
+
+func (c *condition) Error() string { return c.def.Error() }
+func (c *condition) Unwrap() error { return c.def }
+
+// conditionFor returns the answer to a handler's error that is (or wraps)
+// a Condition, with this engine's code for it; nil for any other error.
+func (e *Engine) conditionFor(err error) *Error {
+	c, ok := err.(*condition)
+	if !ok {
+		if c = asCondition(err); c == nil {
+			return nil
+		}
+	}
+	code := e.ConditionCode(c.def.Code)
+	if code == c.def.Code {
+		return c.def
+	}
+	if m := c.mapped.Load(); m != nil && m.Code == code {
+		return m
+	}
+	m := NewError(code, c.def.Message, c.def.Data)
+	c.mapped.Store(m)
+	return m
+}
+
+// asCondition is conditionFor's slow path, for a wrapped Condition (its
+// errors.As target escapes: the fast path must not declare it).
+func asCondition(err error) *condition {
+	var c *condition
+	if errors.As(err, &c) {
+		return c
+	}
+	return nil
 }

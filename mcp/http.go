@@ -21,6 +21,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/pool"
 	"github.com/valyala/fasthttp"
 )
@@ -244,7 +245,8 @@ func (h *HTTPHandler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	}
 	if h.isClosed() {
 		ctx.SetConnectionClose()
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Server shutting down")
+		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, h.srv.e.ConditionCode(encode.CodeShuttingDown),
+			"Server shutting down")
 		return
 	}
 	h.running.Add(1)

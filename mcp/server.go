@@ -24,7 +24,7 @@ type Options struct {
 	// server/discover's instructions), if any.
 	Instructions string
 	// Engine configures the dispatch.Engine the methods run on (nil: its
-	// defaults).
+	// defaults; Codes nil: EngineCodes).
 	Engine *dispatch.Options
 	// Logger receives what goes wrong (default slog.Default()).
 	Logger *slog.Logger
@@ -89,7 +89,14 @@ func New(info Implementation, opts *Options) *Server {
 		s.log = slog.Default()
 	}
 	s.calls.New = func() any { return new(call) }
-	s.e = dispatch.New(opts.Engine)
+	var eo dispatch.Options
+	if opts.Engine != nil {
+		eo = *opts.Engine
+	}
+	if eo.Codes == nil { // the engine's conditions must not read as MCP's errors
+		eo.Codes = EngineCodes()
+	}
+	s.e = dispatch.New(&eo)
 	s.register()
 	return s
 }

@@ -238,7 +238,7 @@ func tokenParam(params []byte) ([]byte, bool) {
 	return nil, false
 }
 
-// refuse answers -32006 (with id, nil for null) and closes the connection
+// refuse answers Unauthorized (-32006 by default; with id, nil for null) and closes the connection
 // once the answer is written. A client that tries again must reconnect; with
 // RateLimit each attempt costs its address a call, so that guessing over
 // new connections is limited like a flood of calls.
@@ -249,12 +249,13 @@ func (c *core) refuse(id, data []byte) {
 	c.refuseWith(id, encode.CodeUnauthorized, data)
 }
 
-// refuseWith answers code and closes the connection once the answer is
-// written.
+// refuseWith answers the condition of default code code (with the
+// endpoint's code for it: dispatch.Options.Codes) and closes the connection
+// once the answer is written.
 func (c *core) refuseWith(id []byte, code encode.Code, data []byte) {
 	c.gate.refused = true
 	b, mark := c.t.begin(c.local.B)
-	b = encode.AppendError(b, id, code, code.String(), data)
+	b = encode.AppendError(b, id, c.dc.ConditionCode(code), code.String(), data) // the endpoint's code
 	c.local.B = c.t.end(b, mark)
 	c.mu.Lock()
 	c.stopping.Store(true) // readLoop ends once the answer is handed over
