@@ -33,10 +33,11 @@ type Rules map[string][]string
 
 // Authorize returns a middleware that lets a call through only when rules
 // allow its method for the caller's identity (IdentityOf). A denied call or
-// notification does not reach its handler: a call is answered -32007
-// Forbidden, with error.data naming the method ("method \"admin_peers\" is
-// not allowed for this client"); in a batch, only that member fails. It
-// fails for a malformed pattern.
+// notification does not reach its handler: a call is answered Forbidden
+// (-32007, or the endpoint's code for it: dispatch.Options.Codes), with
+// error.data naming the method ("method \"admin_peers\" is not allowed for
+// this client"); in a batch, only that member fails. It fails for a
+// malformed pattern.
 func Authorize(rules Rules) (dispatch.Middleware, error) {
 	for name, ps := range rules {
 		if err := checkPatterns(ps); err != nil {
@@ -110,7 +111,7 @@ func (r Rules) guard(method string, next dispatch.Handler) dispatch.Handler {
 	if everyone && hasOthers && hasAnon {
 		return next
 	}
-	g.err = dispatch.NewError(encode.CodeForbidden, encode.CodeForbidden.String(),
+	g.err = dispatch.Condition(encode.CodeForbidden,
 		encode.AppendString(nil, "method "+strconv.Quote(method)+" is not allowed for this client"))
 	return g
 }
