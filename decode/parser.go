@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+
+	"github.com/jetrpc/jetrpc/internal/bytesconv"
 )
 
 // Defaults applied when the Parser's limits are zero.
@@ -43,12 +45,13 @@ type Parser struct {
 	batch   []Message // the last batch's members as Messages, once Batch was called
 	built   bool      // batch holds the last batch's members
 	data    []byte    // the last batch's input
+	in      []byte    // the last single message's input (Moved)
 }
 
 // Reset drops all references to the last input and keeps the buffers' capacity, up to
 // what a batch of about a thousand members needs: a larger batch's tables are let go.
 func (p *Parser) Reset() {
-	p.msg, p.cls = Message{}, Message{}
+	p.msg, p.cls, p.in = Message{}, Message{}, nil
 	p.endBatch()
 	p.scratch = p.scratch[:0]
 	clear(p.keys)
@@ -104,8 +107,45 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	}
 	if m.Kind == Batch {
 		p.isBatch, p.data = true, data
+	} else {
+		p.in = data
 	}
 	return m, nil
+}
+
+// Input returns the input of the last Parse (as Moved last set it).
+func (p *Parser) Input() []byte {
+	if p.isBatch {
+		return p.data
+	}
+	return p.in
+}
+
+// Message returns the message the last Parse returned (after Moved, its
+// slices refer to the moved input). It is valid until the next Parse.
+func (p *Parser) Message() *Message { return &p.msg }
+
+// Moved tells p that the input of the last Parse, which returned no error,
+// now lives in data: a copy of the same bytes. The last message (or batch)
+// and the slices it hands out refer to data from then on. A transport that
+// parsed a message in its read buffer and keeps a copy to run it elsewhere
+// calls Moved instead of parsing the copy again.
+func (p *Parser) Moved(data []byte) {
+	if p.isBatch {
+		p.data = data
+		return
+	}
+	m, in := &p.msg, p.in
+	for _, f := range [...]*[]byte{&m.Method, &m.ID, &m.Params, &m.Result, &m.Error, &m.Meta} {
+		if *f == nil {
+			continue
+		}
+		if off, ok := bytesconv.Offset(*f, in); ok { // else in the scratch buffer: it stays
+			n := off + len(*f)
+			*f = data[off:n:n]
+		}
+	}
+	p.in = data
 }
 
 // Batch returns the classified members of the last Parse if its Kind was Batch, in order, else

@@ -11,9 +11,31 @@ import (
 )
 
 // TestProcessAllocs asserts the hot path: Process with the demo raw handlers
-// allocates nothing per message once its pools are warm.
+// allocates nothing per message once its pools are warm, with
+// ReuseContexts; by default (a context of its own per call, safe to keep)
+// one chunk of contexts per 36 calls, nothing else.
 func TestProcessAllocs(t *testing.T) {
+	calls := map[string]int{"small": 1, "named": 1, "large": 1, "batch10": 10, "notification": 1}
 	e := newDemo(t, nil)
+	for _, c := range bench.Cases() {
+		dst := make([]byte, 0, 8192)
+		for i := 0; i < 10; i++ {
+			dst = e.Process(dst[:0], c.Msg)
+		}
+		// One run of 3600 messages, so that the chunks are counted, not
+		// rounded away.
+		allocs := testing.AllocsPerRun(1, func() {
+			for range 3600 {
+				dst = e.Process(dst[:0], c.Msg)
+			}
+		})
+		// The chunks make the collector run now and then, which empties
+		// the pools: a few states are made again (under 10%).
+		if want := float64(3600*calls[c.Name]/36) * 1.1; allocs > want {
+			t.Errorf("%s: %v allocs per 3600 messages, want at most %v (a chunk of contexts per 36 calls)", c.Name, allocs, want)
+		}
+	}
+	e = newDemo(t, &dispatch.Options{ReuseContexts: true})
 	for _, c := range bench.Cases() {
 		dst := make([]byte, 0, 8192)
 		for i := 0; i < 10; i++ {

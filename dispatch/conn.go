@@ -73,7 +73,32 @@ func (c *Conn) Peer() *Peer {
 // Otherwise it runs nothing and returns dst unchanged and the route on which
 // the transport should run Process for a copy of msg.
 func (c *Conn) TryProcess(dst, msg []byte) ([]byte, Route) {
+	dst, r := c.e.tryProcess(&c.rctx, dst, msg)
+	if r == nil {
+		return dst, RouteInline
+	}
+	route := r.route
+	c.e.releaseRouted(r)
+	return dst, route
+}
+
+// Try is TryProcess for a transport that runs a routed message parsed
+// already: when msg cannot run here it returns dst unchanged and the
+// message parsed, to run on r.Route() with Run (after r.Keep if msg's
+// buffer is to be reused), or to answer with RejectRouted. It is nil when
+// msg ran here (its answer appended to dst).
+func (c *Conn) Try(dst, msg []byte) ([]byte, *Routed) {
 	return c.e.tryProcess(&c.rctx, dst, msg)
+}
+
+// Run runs a message Try routed, under the connection's context, appends
+// its response to dst and releases r. A transport calls it off the reading
+// goroutine, on r.Route().
+func (c *Conn) Run(dst []byte, r *Routed) []byte { return c.e.run(&c.ctx, dst, r) }
+
+// RejectRouted is Reject for a message Try routed; it releases r.
+func (c *Conn) RejectRouted(dst []byte, r *Routed, code Code) []byte {
+	return c.e.rejectRouted(dst, r, code)
 }
 
 // Process processes msg under the connection's context and appends its

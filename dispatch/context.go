@@ -14,6 +14,11 @@ package dispatch
 // points into it. Done makes its channel only when it is first called (a
 // handler that never waits on ctx pays nothing for it).
 //
+// With Options.ReuseContexts a call context is reused instead: each
+// state and batch slot has one (callCtx.own), and every call it runs gets
+// it anew. Nothing is allocated then, but a handler must not use its
+// context after it returned.
+//
 // callCtx is the other half: the per-goroutine working state of the calls
 // run by one state or batch slot (their parent context, whether they are
 // batch members, the sampling tick). It is pooled and never handed out.
@@ -33,11 +38,20 @@ type callCtx struct {
 	inBatch bool    // a batch member: its response belongs in the batch's array
 	here    bool    // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
 	ticks   uint8   // calls of learned methods, for sampling their time (cost.go)
+	reuse   bool    // Options.ReuseContexts: every call gets own
+	own     reqCtx  // the one context of every call, with ReuseContexts
 }
 
 // take returns a fresh context for the next call, with parent and inBatch
 // from cc.
 func (cc *callCtx) take() *reqCtx {
+	if cc.reuse {
+		h := &cc.own // its last call ended: Done was cancelled, if made
+		h.life.Store(live)
+		h.done.Store(nil)
+		h.parent, h.inBatch = cc.parent, cc.inBatch
+		return h
+	}
 	h := cc.next
 	if h != nil {
 		cc.next = nil

@@ -42,6 +42,7 @@ type Engine struct {
 	maxBatchResp int
 	fanOut       int
 	callTimeout  time.Duration
+	reuseCtx     bool
 	log          *slog.Logger
 
 	mu      sync.Mutex
@@ -90,6 +91,7 @@ func New(opts *Options) *Engine {
 		maxBatchResp: opts.maxBatchResponse(),
 		fanOut:       opts.batchFanOut(),
 		callTimeout:  opts.callTimeout(),
+		reuseCtx:     opts != nil && opts.ReuseContexts,
 		log:          opts.logger(),
 		obs:          opts.observer(),
 		epoch:        time.Now(),

@@ -53,6 +53,15 @@ type Options struct {
 	// Observer, and package metrics for Prometheus). Without one the hot
 	// path pays a branch per call.
 	Observer Observer
+	// ReuseContexts makes every call's context come from pooled state
+	// and be reused by later calls, as fasthttp's RequestCtx is: the hot
+	// path then allocates nothing at all, but a handler must not use its
+	// ctx (nor keep it, nor hand it to a goroutine) after it returned; a
+	// context used after its call may show another call's values. Use
+	// Detach during the call for work that outlives it. By default
+	// (false) every call has a context of its own, safe to keep: they
+	// come 36 to a 4 KiB allocation, about 114 bytes a call.
+	ReuseContexts bool
 	// Codes are the codes the engine answers its own conditions
 	// (overloaded, shutting down, timeout, limits, ...) with (default: the
 	// engine's, encode.CodeOverloaded and the rest). A protocol whose codes

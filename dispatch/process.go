@@ -237,6 +237,9 @@ func (e *Engine) appendHandlerError(dst, id []byte, err error) []byte {
 	if re, ok := err.(*Error); ok {
 		return encode.AppendErrorValue(dst, id, re)
 	}
+	if ce := e.conditionFor(err); ce != nil { // a condition a handler or middleware names
+		return encode.AppendErrorValue(dst, id, ce)
+	}
 	var re *Error
 	switch {
 	case errors.As(err, &re):

@@ -22,37 +22,92 @@ const (
 	RouteOrdered
 )
 
-// tryProcess is Conn.TryProcess under ctx.
-func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, Route) {
+// Routed is a message that Conn.Try parsed and did not run: it is to run
+// on its Route, parsed already. The transport keeps its bytes with Keep
+// (before it reads on) and then runs it once with Conn.Run, or answers it
+// with Conn.RejectRouted; either releases it, and nothing may use it
+// afterwards.
+type Routed struct {
+	s     *state
+	route Route
+	md    *method // a single message's method
+	size  int     // the message's bytes
+	batch int     // the batch's members (0: not a batch)
+}
+
+// Route returns where the message is to run: RouteWorker or RouteOrdered.
+func (r *Routed) Route() Route { return r.route }
+
+// Keep copies the message into buf (reusing its capacity) and returns the
+// copy, which the Routed uses from then on: the transport may reuse the
+// buffer the message was read into. The copy must stay untouched until
+// the message has run.
+func (r *Routed) Keep(buf []byte) []byte {
+	in := r.s.p.Input()
+	buf = append(buf[:0], in...)
+	r.s.p.Moved(buf)
+	return buf
+}
+
+// tryProcess is Conn.Try under ctx: it runs msg here when everything in
+// it may run here, else returns it parsed and routed (r, with dst
+// unchanged).
+func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *Routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
 	s := e.getState()
 	start := len(dst)
 	m, err := s.p.Parse(msg)
-	route := RouteInline
 	batch := 0
 	switch {
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
-		if route = e.lookupBatch(s); route == RouteInline {
-			dst = e.processBatch(ctx, s, dst, len(msg))
+		if route := e.lookupBatch(s); route != RouteInline {
+			return dst, e.routed(s, route, nil, len(msg), batch)
 		}
+		dst = e.processBatch(ctx, s, dst, len(msg))
 	default:
 		md := e.lookup(m)
-		if route = routeOf(m.Kind, md); route == RouteInline {
-			s.cc.parent, s.cc.here = ctx, true
-			dst = e.processOne(&s.cc, dst, m, md)
-			s.cc.here = false
+		if route := routeOf(m.Kind, md); route != RouteInline {
+			return dst, e.routed(s, route, md, len(msg), 0)
 		}
+		s.cc.parent, s.cc.here = ctx, true
+		dst = e.processOne(&s.cc, dst, m, md)
+		s.cc.here = false
 	}
 	e.putState(s)
-	if e.obs != nil && route == RouteInline {
+	if e.obs != nil {
 		e.obs.Message(len(msg), len(dst)-start, batch)
 	}
-	return dst, route
+	return dst, nil
+}
+
+// routed keeps s, holding a message parsed and not run, as a Routed.
+func (e *Engine) routed(s *state, route Route, md *method, size, batch int) *Routed {
+	s.routed = Routed{s: s, route: route, md: md, size: size, batch: batch}
+	return &s.routed
+}
+
+// run runs the routed message r under ctx, appending its response to dst,
+// and releases r.
+func (e *Engine) run(ctx context.Context, dst []byte, r *Routed) []byte {
+	s := r.s
+	start := len(dst)
+	if r.batch > 0 {
+		dst = e.processBatch(ctx, s, dst, r.size)
+	} else {
+		s.cc.parent = ctx
+		dst = e.processOne(&s.cc, dst, s.p.Message(), r.md)
+	}
+	size, batch := r.size, r.batch
+	e.releaseRouted(r)
+	if e.obs != nil {
+		e.obs.Message(size, len(dst)-start, batch)
+	}
+	return dst
 }
 
 // routeOf decides where one message of kind runs; md is its method. A
@@ -91,6 +146,25 @@ func (e *Engine) reject(dst, msg []byte, code Code) []byte {
 	return e.appendRejected(dst, -1, m, code)
 }
 
+// rejectRouted is Conn.RejectRouted.
+func (e *Engine) rejectRouted(dst []byte, r *Routed, code Code) []byte {
+	e.observeReject(code)
+	s := r.s
+	if r.batch > 0 {
+		start := len(dst)
+		dst = encode.AppendBatchStart(dst)
+		for i := range s.p.BatchLen() {
+			s.p.BatchMember(i, &s.cur)
+			dst = e.appendRejected(dst, start, &s.cur, code)
+		}
+		dst = encode.FinishBatch(dst, start)
+	} else {
+		dst = e.appendRejected(dst, -1, s.p.Message(), code)
+	}
+	e.releaseRouted(r)
+	return dst
+}
+
 // appendRejected answers one message of a rejected message; start >= 0 is
 // where its batch array begins.
 func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code Code) []byte {
@@ -107,4 +181,11 @@ func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code C
 		return encode.AppendErrorValue(dst, m.ID, ce)
 	}
 	return encode.AppendStdError(dst, m.ID, code)
+}
+
+// releaseRouted lets go of a routed message without running it.
+func (e *Engine) releaseRouted(r *Routed) {
+	s := r.s
+	s.routed = Routed{}
+	e.putState(s)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 )
@@ -22,17 +23,51 @@ func (w *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// perCallContext is what the engine allocates per call by default: the
+// calls' own contexts, 36 to a chunk (dispatch's context.go). With
+// dispatch.Options.ReuseContexts it is nothing.
+const perCallContext = 1.0 / 36
+
 // TestAllocsPerCall drives the connection loop (ServeStdio over an in-memory
 // stream of n calls) and checks that a call costs no allocation in steady
 // state: what a run allocates (the connection's context, its reader's
-// first buffer...) spread over n calls stays far below one.
+// first buffer...) spread over n calls stays far below one, with the
+// engine's reused contexts; with its own context per call (the default),
+// that plus one chunk of contexts per 36 calls.
 func TestAllocsPerCall(t *testing.T) {
+	for _, reuse := range []bool{false, true} {
+		t.Run("reuse="+strconv.FormatBool(reuse), func(t *testing.T) { testAllocsPerCall(t, reuse) })
+	}
+}
+
+// newEngineWith is newEngine with the engine's options.
+func newEngineWith(t testing.TB, opts dispatch.Options, setup ...engineSetup) *dispatch.Engine {
+	t.Helper()
+	opts.Logger = quiet
+	e := dispatch.New(&opts)
+	if err := demo.Register(e); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range setup {
+		if err := f(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+func testAllocsPerCall(t *testing.T, reuse bool) {
 	slowEcho := withMethod(dispatch.Method{Name: "slow_echo", Handler: dispatch.HandlerFunc(
 		func(_ context.Context, params, dst []byte) ([]byte, error) { return append(dst, params...), nil })})
+	limit := 0.01
+	if !reuse {
+		limit += perCallContext
+	}
 	f := func(name string, kind frame.Kind, workerEvery int) {
 		t.Run(name, func(t *testing.T) {
 			n := allocCalls
-			s := newServer(t, &Options{Framing: kind}, slowEcho)
+			s := New(newEngineWith(t, dispatch.Options{ReuseContexts: reuse}, slowEcho), &Options{Framing: kind, Logger: quiet})
 			defer s.Shutdown(context.Background())
 			var stream []byte
 			for i := range n {
@@ -53,7 +88,7 @@ func TestAllocsPerCall(t *testing.T) {
 			}
 			run()
 			allocs := testing.AllocsPerRun(20, run)
-			if perCall := allocs / float64(n); perCall >= 0.01 {
+			if perCall := allocs / float64(n); perCall >= limit {
 				t.Errorf("%.4f allocations per call (%.0f per run of %d)", perCall, allocs, n)
 			}
 			t.Logf("%.0f allocations per run of %d calls", allocs, n)

@@ -44,7 +44,7 @@ func TestAuthAllocsPerCall(t *testing.T) {
 		t.Fatalf("%d of %d calls answered as alice", c, n)
 	}
 	allocs := testing.AllocsPerRun(10, run)
-	if perCall := allocs / float64(n); perCall >= 0.01 {
+	if perCall := allocs / float64(n); perCall >= 0.01+perCallContext { // the calls' own contexts (alloc_test.go)
 		t.Errorf("%.4f allocations per call (%.0f per run of %d)", perCall, allocs, n)
 	}
 	t.Logf("%.0f allocations per run of %d calls (the authentication's included)", allocs, n)

@@ -173,10 +173,10 @@ func (c *core) handle(msg []byte) {
 	}
 	b, mark := c.t.begin(c.local.B)
 	start := len(b)
-	b, route := c.dc.TryProcess(b, msg)
+	b, routed := c.dc.Try(b, msg)
 	switch {
-	case route != dispatch.RouteInline:
-		b = c.startTask(b[:mark], msg, route)
+	case routed != nil:
+		b = c.startTask(b[:mark], routed)
 	case len(b) == start: // no response due
 		b = b[:mark]
 	default:

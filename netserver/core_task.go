@@ -15,21 +15,22 @@ const maxKeptTask = 64 << 10
 // that submitting it allocates nothing.
 type task struct {
 	c   *core
-	in  []byte // a copy of the message
-	out []byte // its framed response
+	r   *dispatch.Routed // the message, parsed
+	in  []byte           // a copy of the message, which r refers to
+	out []byte           // its framed response
 }
 
 var tasks = sync.Pool{New: func() any { return new(task) }}
 
-func getTask(c *core, msg []byte) *task {
+func getTask(c *core, r *dispatch.Routed) *task {
 	t := tasks.Get().(*task)
-	t.c = c
-	t.in = append(t.in[:0], msg...)
+	t.c, t.r = c, r
+	t.in = r.Keep(t.in)
 	return t
 }
 
 func putTask(t *task) {
-	t.c = nil
+	t.c, t.r = nil, nil
 	if cap(t.in) > maxKeptTask {
 		t.in = nil
 	}
@@ -44,7 +45,7 @@ func (t *task) Run() {
 	c := t.c
 	b, mark := c.t.begin(t.out[:0])
 	start := len(b)
-	b = c.dc.Process(b, t.in)
+	b = c.dc.Run(b, t.r)
 	if len(b) == start {
 		b = b[:mark]
 	} else {
@@ -71,27 +72,37 @@ func (c *core) done(resp []byte, in int) {
 	c.mu.Unlock()
 }
 
-// startTask runs msg off the reader goroutine. When the workers are all busy
-// a call is answered at once with "Server overloaded" (appended to dst).
-// The copy of msg counts as pending bytes until the task is done, so that
-// MaxPending bounds the input held by tasks too.
-func (c *core) startTask(dst, msg []byte, route dispatch.Route) []byte {
-	t := getTask(c, msg)
-	c.inflight.Add(1)
-	c.inputs.Add(int64(len(msg)))
-	c.addPending(int64(len(msg)))
-	if route == dispatch.RouteOrdered {
+// startTask runs the routed message r off the reader goroutine, parsed
+// already; its bytes are copied into the task, since the reader's buffer
+// moves on. When the workers are all busy a call is answered at once with
+// "Server overloaded" (appended to dst). The copy counts as pending bytes
+// until the task is done, so that MaxPending bounds the input held by
+// tasks too.
+func (c *core) startTask(dst []byte, r *dispatch.Routed) []byte {
+	if r.Route() == dispatch.RouteOrdered {
+		t := c.track(getTask(c, r))
 		c.enqueue(t)
 		return dst
 	}
+	t := c.track(getTask(c, r))
 	if c.dc.Go(t) {
 		return dst
 	}
+	n := int64(len(t.in))
 	c.inflight.Add(-1) // only this goroutine waits on inflight and pending
-	c.inputs.Add(-int64(len(msg)))
-	c.addPending(-int64(len(msg)))
+	c.inputs.Add(-n)
+	c.addPending(-n)
+	t.r = nil
 	putTask(t)
-	return c.appendOverloaded(dst, msg)
+	return c.appendOverloaded(dst, r)
+}
+
+// track counts t in flight, and its message as pending bytes.
+func (c *core) track(t *task) *task {
+	c.inflight.Add(1)
+	c.inputs.Add(int64(len(t.in)))
+	c.addPending(int64(len(t.in)))
+	return t
 }
 
 // orderedRunner drains the connection's FIFO of ordered tasks, one at a
@@ -134,11 +145,11 @@ func (o *orderedRunner) Run() {
 
 // appendOverloaded answers a message that found no free worker: every call
 // in it gets -32001 "Server overloaded" with its id.
-func (c *core) appendOverloaded(dst, msg []byte) []byte {
+func (c *core) appendOverloaded(dst []byte, r *dispatch.Routed) []byte {
 	c.lim.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.remote())
 	b, mark := c.t.begin(dst)
 	start := len(b)
-	if b = c.dc.Reject(b, msg, encode.CodeOverloaded); len(b) == start {
+	if b = c.dc.RejectRouted(b, r, encode.CodeOverloaded); len(b) == start {
 		return b[:mark]
 	}
 	return c.t.end(b, mark)

@@ -46,6 +46,7 @@ func (a *acpFlags) check(given map[string]bool, stdio bool) error {
 // flags' server options) adapted to ACP by acp.Server.StreamServer: the
 // limits the flags left at their defaults take ACP's.
 func newACP(cfg *serveConfig, log *slog.Logger, eo dispatch.Options, opts *netserver.Options) (*netserver.Server, *dispatch.Engine) {
+	eo.Codes = acp.EngineCodes() // the engine's conditions with ACP's codes (docs/errors.md)
 	e := dispatch.New(cfg.limits.engineOptions(eo))
 	srv := acp.NewServer(acpdemo.New("0.1.0"), &acp.Options{Logger: log})
 	if err := srv.Register(e); err != nil {

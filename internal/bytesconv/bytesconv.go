@@ -15,3 +15,13 @@ func B2S(b []byte) string {
 func S2B(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
+
+// Offset returns where sub begins within in, and whether it lies there at
+// all (sub empty at in's end counts); it compares addresses only.
+func Offset(sub, in []byte) (int, bool) {
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(in)))
+	if off > uintptr(len(in)) || int(off)+len(sub) > len(in) {
+		return 0, false
+	}
+	return int(off), true
+}
