@@ -38,6 +38,7 @@ type callCtx struct {
 	inBatch bool    // a batch member: its response belongs in the batch's array
 	here    bool    // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
 	ticks   uint8   // calls of learned methods, for sampling their time (cost.go)
+	drop    []byte  // where notifications' results go
 	reuse   bool    // Options.ReuseContexts: every call gets own
 	own     reqCtx  // the one context of every call, with ReuseContexts
 }

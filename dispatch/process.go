@@ -105,7 +105,13 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		t0 = e.beginCall(md.obs, h)
 	}
 	if m.Kind == decode.Notification {
-		_, err := e.invoke(md, cc, h, m.Params, dst[len(dst):]) // its result, if any, is dropped
+		// Its result, if any, is dropped: it may go to the caller's
+		// scratch buffer (never kept from what the handler returns, which
+		// may be any slice, its params too).
+		if cc.drop == nil {
+			cc.drop = make([]byte, 0, dropRoom)
+		}
+		_, err := e.invoke(md, cc, h, m.Params, cc.drop[:0])
 		if md.obs != nil {
 			e.endCall(md.obs, h, t0, err, true)
 		}
@@ -131,6 +137,10 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	return encode.AppendResultEnd(dst)
 }
+
+// dropRoom is the room a notification's handler finds for the result
+// that is dropped.
+const dropRoom = 64
 
 // resultDepth is the deepest nesting a result may have (decode.Valid
 // checks up to 1024 levels without allocating).
