@@ -172,6 +172,12 @@ func (c *reqCtx) Value(key any) any {
 			return &c.method
 		}
 	}
+	if d := c.done.Load(); d != nil {
+		// Done's own context: context.WithCancel(ctx) and the rest then
+		// find a cancelCtx whose channel is Done's and register with it,
+		// rather than start a goroutine to watch ctx.
+		return d.ctx.Value(key)
+	}
 	return c.parent.Value(key)
 }
 
