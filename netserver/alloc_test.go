@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 )
@@ -38,23 +37,6 @@ func TestAllocsPerCall(t *testing.T) {
 	for _, reuse := range []bool{false, true} {
 		t.Run("reuse="+strconv.FormatBool(reuse), func(t *testing.T) { testAllocsPerCall(t, reuse) })
 	}
-}
-
-// newEngineWith is newEngine with the engine's options.
-func newEngineWith(t testing.TB, opts dispatch.Options, setup ...engineSetup) *dispatch.Engine {
-	t.Helper()
-	opts.Logger = quiet
-	e := dispatch.New(&opts)
-	if err := demo.Register(e); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range setup {
-		if err := f(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(e.Close)
-	return e
 }
 
 func testAllocsPerCall(t *testing.T, reuse bool) {

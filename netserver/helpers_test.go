@@ -53,7 +53,14 @@ type engineSetup func(e *dispatch.Engine) error
 
 func newEngine(t testing.TB, setup ...engineSetup) *dispatch.Engine {
 	t.Helper()
-	e := dispatch.New(&dispatch.Options{Logger: quiet})
+	return newEngineWith(t, dispatch.Options{}, setup...)
+}
+
+// newEngineWith is newEngine with the engine's options (Logger: quiet).
+func newEngineWith(t testing.TB, opts dispatch.Options, setup ...engineSetup) *dispatch.Engine {
+	t.Helper()
+	opts.Logger = quiet
+	e := dispatch.New(&opts)
 	if err := demo.Register(e); err != nil {
 		t.Fatal(err)
 	}
