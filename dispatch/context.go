@@ -9,7 +9,7 @@ package dispatch
 //
 // So that this costs no allocation per call, a pooled state hands out
 // reqCtxs from a chunk of handleChunk of them, allocated together
-// (state.handle): one allocation of 4 KiB every handleChunk (36) calls
+// (state.handle): one allocation of 4 KiB every handleChunk (64) calls
 // of the state, which the garbage collector frees once no kept context
 // points into it. Done makes its channel only when it is first called (a
 // handler that never waits on ctx pays nothing for it).
@@ -28,6 +28,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/decode"
 )
 
 // callCtx is where a state or batch slot runs its calls from.
@@ -64,7 +66,7 @@ func (cc *callCtx) take() *reqCtx {
 }
 
 // handleChunk is how many call contexts a state allocates at once: as
-// many as fit in 4 KiB, a size class of the allocator (36 of 112 bytes).
+// many as fit in 4 KiB, a size class of the allocator (64 of 64 bytes).
 const handleChunk = 4096 / int(unsafe.Sizeof(reqCtx{}))
 
 // handle returns a call context never handed out before.
@@ -84,16 +86,45 @@ const (
 	ended   // the call returned
 )
 
-// reqCtx is the context.Context of one call.
+// reqCtx is the context.Context of one call. It is kept small (64 bytes),
+// since every call has one and the collector pays for each byte: the
+// method's name comes from its table entry, and the id and _meta, which
+// lie in the message, are kept as a pointer and a length each.
 type reqCtx struct {
 	parent  context.Context
 	md      *method
-	id      []byte
-	method  []byte
-	meta    []byte
-	inBatch bool
+	idp     *byte // the id's bytes (nil: none)
+	metap   *byte // the _meta's bytes (nil: none)
+	idn     uint32
+	metan   uint32
 	life    atomic.Uint32
+	inBatch bool
 	done    atomic.Pointer[lazyDone]
+}
+
+// setRequest records the request's values; h is not handed out yet.
+func (c *reqCtx) setRequest(md *method, m *decode.Message) {
+	c.md = md
+	c.idp, c.idn = unsafe.SliceData(m.ID), uint32(len(m.ID))
+	c.metap, c.metan = unsafe.SliceData(m.Meta), uint32(len(m.Meta))
+}
+
+// id, meta and method return the request's values (the bytes are the
+// message's, valid during the call).
+func (c *reqCtx) id() []byte   { return rawBytes(c.idp, c.idn) }
+func (c *reqCtx) meta() []byte { return rawBytes(c.metap, c.metan) }
+func (c *reqCtx) method() []byte {
+	if c.md == nil {
+		return nil
+	}
+	return c.md.nameBytes
+}
+
+func rawBytes(p *byte, n uint32) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice(p, n)
 }
 
 // lazyDone is the channel of a call context's Done, made on first use.
@@ -157,20 +188,12 @@ func (c *reqCtx) Err() error {
 
 func (c *reqCtx) Value(key any) any {
 	if k, ok := key.(ctxKey); ok {
-		if k == callKey {
+		// The call itself, for every key of ours: bytesValue reads the
+		// values from it (returning them would box the slices).
+		if k == callKey || !c.over() {
 			return c
 		}
-		if c.over() {
-			return nil
-		}
-		switch k { // the byte slices by pointer: boxing a slice would allocate
-		case metaKey:
-			return &c.meta
-		case idKey:
-			return &c.id
-		case methodKey:
-			return &c.method
-		}
+		return nil
 	}
 	if d := c.done.Load(); d != nil {
 		// Done's own context: context.WithCancel(ctx) and the rest then
@@ -200,8 +223,17 @@ const (
 )
 
 func bytesValue(ctx context.Context, k ctxKey) []byte {
-	if b, _ := ctx.Value(k).(*[]byte); b != nil {
-		return *b
+	switch v := ctx.Value(k).(type) {
+	case *reqCtx:
+		switch k {
+		case idKey:
+			return v.id()
+		case metaKey:
+			return v.meta()
+		}
+		return v.method()
+	case *[]byte: // Detach's
+		return *v
 	}
 	return nil
 }

@@ -74,6 +74,7 @@ type Engine struct {
 // method is a frozen table entry.
 type method struct {
 	name       string
+	nameBytes  []byte // name, for MethodName
 	h          Handler
 	inline     bool
 	concurrent bool
@@ -191,7 +192,7 @@ func (e *Engine) Freeze() {
 			h = e.mws[i](m.Name, h)
 		}
 		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
-		md := &method{name: m.Name, h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
+		md := &method{name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
 		md.cost.never.Store(m.CallsPeer)
 		ms = append(ms, md)
 	}

@@ -306,7 +306,7 @@ func (e *Engine) observeUnknown(cc *callCtx, m *decode.Message) {
 		return
 	}
 	h := cc.take()
-	h.meta, h.id, h.method = m.Meta, m.ID, m.Method
+	h.setRequest(&method{name: string(m.Method), nameBytes: []byte(string(m.Method))}, m) // observed only: an entry of its own
 	mo.Begin(h)
 	mo.End(h, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
 	h.end()

@@ -60,7 +60,7 @@ type Options struct {
 	// context used after its call may show another call's values. Use
 	// Detach during the call for work that outlives it. By default
 	// (false) every call has a context of its own, safe to keep: they
-	// come 36 to a 4 KiB allocation, about 114 bytes a call.
+	// come 64 to a 4 KiB allocation, 64 bytes a call.
 	ReuseContexts bool
 	// Codes are the codes the engine answers its own conditions
 	// (overloaded, shutting down, timeout, limits, ...) with (default: the

@@ -180,11 +180,11 @@ func (p *Peer) Reply(ctx context.Context, result []byte) error {
 		return ErrNoPeer
 	}
 	h, _ := ctx.Value(callKey).(*reqCtx)
-	if h == nil || h.id == nil || h.inBatch || !h.life.CompareAndSwap(live, replied) {
+	if h == nil || h.idp == nil || h.inBatch || !h.life.CompareAndSwap(live, replied) {
 		return ErrNoReply // also once the call ended
 	}
 	b := pool.GetBuffer()
-	b.B = encode.AppendResult(b.B, h.id, result)
+	b.B = encode.AppendResult(b.B, h.id(), result)
 	err := p.send(ctx, b.B)
 	pool.PutBuffer(b)
 	if err != nil {

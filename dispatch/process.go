@@ -99,7 +99,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	}
 	h := cc.take()
-	h.md, h.meta, h.id, h.method = md, m.Meta, m.ID, m.Method
+	h.setRequest(md, m)
 	var t0 time.Duration
 	if md.obs != nil {
 		t0 = e.beginCall(md.obs, h)

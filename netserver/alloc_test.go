@@ -23,16 +23,16 @@ func (w *countWriter) Write(p []byte) (int, error) {
 }
 
 // perCallContext is what the engine allocates per call by default: the
-// calls' own contexts, 36 to a chunk (dispatch's context.go). With
+// calls' own contexts, 64 to a chunk (dispatch's context.go). With
 // dispatch.Options.ReuseContexts it is nothing.
-const perCallContext = 1.0 / 36
+const perCallContext = 1.0 / 64
 
 // TestAllocsPerCall drives the connection loop (ServeStdio over an in-memory
 // stream of n calls) and checks that a call costs no allocation in steady
 // state: what a run allocates (the connection's context, its reader's
 // first buffer...) spread over n calls stays far below one, with the
 // engine's reused contexts; with its own context per call (the default),
-// that plus one chunk of contexts per 36 calls.
+// that plus one chunk of contexts per 64 calls.
 func TestAllocsPerCall(t *testing.T) {
 	for _, reuse := range []bool{false, true} {
 		t.Run("reuse="+strconv.FormatBool(reuse), func(t *testing.T) { testAllocsPerCall(t, reuse) })
