@@ -84,9 +84,9 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 			dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
 			continue
 		}
-		t0 := time.Now()
+		t0 := time.Since(e.epoch)
 		dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
-		if time.Since(t0) > quickRun {
+		if time.Since(e.epoch)-t0 > quickRun {
 			slow = true
 			if md.cost.learned() {
 				md.cost.unlearn()

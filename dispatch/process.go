@@ -192,10 +192,10 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 	if md.inline {
 		return e.call(md, h, params, dst)
 	}
-	var t0 time.Time
+	var t0 time.Duration
 	timed := !md.concurrent && md.cost.timed(cc)
 	if timed {
-		t0 = time.Now()
+		t0 = time.Since(e.epoch) // the monotonic clock only: time.Now reads the wall clock too
 	}
 	var out []byte
 	var err error
@@ -205,7 +205,7 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 		out, err = e.call(md, h, params, dst)
 	}
 	if timed {
-		md.cost.record(time.Since(t0))
+		md.cost.record(time.Since(e.epoch) - t0)
 	}
 	return out, err
 }
