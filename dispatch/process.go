@@ -158,14 +158,14 @@ func (e *Engine) placeResult(dst []byte, mark int, out, params []byte, md *metho
 	if n == 0 {
 		return append(dst[:mark], "null"...), true
 	}
-	trusted := md.trusted
 	if room := dst[mark:cap(dst)]; n <= len(room) && &room[0] == &out[0] {
 		dst = dst[:mark+n] // dst extended in place: the fast path
 	} else {
-		// The params returned as they came were validated with the message.
-		trusted = trusted || n == len(params) && &params[0] == &out[0]
 		dst = append(dst[:mark], out...)
 	}
+	// The params were validated with the message: a result that is the
+	// params, byte for byte (an echo, a pass-through), needs no check.
+	trusted := md.trusted || n == len(params) && string(dst[mark:]) == string(params)
 	if trusted || decode.Valid(dst[mark:], resultDepth) {
 		return dst, true
 	}
