@@ -86,11 +86,8 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 		}
 		t0 := time.Since(e.epoch)
 		dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
-		if time.Since(e.epoch)-t0 > quickRun {
-			slow = true
-			if md.cost.learned() {
-				md.cost.unlearn()
-			}
+		if md.cost.record(time.Since(e.epoch) - t0) {
+			slow = true // the rest of the batch to the workers; the method is unlearned by a second (cost.go)
 		}
 	}
 	for ; running > 0; running-- {

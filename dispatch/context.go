@@ -49,10 +49,8 @@ type callCtx struct {
 // from cc.
 func (cc *callCtx) take() *reqCtx {
 	if cc.reuse {
-		h := &cc.own // its last call ended: Done was cancelled, if made
-		h.life.Store(live)
-		h.done.Store(nil)
-		h.parent, h.inBatch = cc.parent, cc.inBatch
+		h := &cc.own // live again since its last call ended (end)
+		h.reused, h.parent, h.inBatch = true, cc.parent, cc.inBatch
 		return h
 	}
 	h := cc.next
@@ -99,6 +97,7 @@ type reqCtx struct {
 	metan   uint32
 	life    atomic.Uint32
 	inBatch bool
+	reused  bool // Options.ReuseContexts: the next call gets it again
 	done    atomic.Pointer[lazyDone]
 }
 
@@ -136,6 +135,17 @@ type lazyDone struct {
 // end marks the call over: its context is done from now on. It reports
 // whether Peer.Reply answered the call already.
 func (c *reqCtx) end() bool {
+	if c.reused { // ready for the next call at once: never over
+		was := c.life.Load()
+		if was != live {
+			c.life.Store(live)
+		}
+		if d := c.done.Load(); d != nil {
+			c.done.Store(nil)
+			d.cancel()
+		}
+		return was == replied
+	}
 	was := c.life.Swap(ended)
 	if d := c.done.Load(); d != nil {
 		d.cancel()

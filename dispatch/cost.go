@@ -12,7 +12,7 @@ package dispatch
 // one after another, like Inline members. Every such run is timed (the
 // others, on workers, one in sampleEvery). A slow run halves the method's
 // score (see cost): a method that turns slow is unlearned by its second
-// slow run (in a batch, the rest of the batch's members of it go to the
+// slow run (in a batch, the rest of that batch's members go to the
 // workers at once), and the streak it needs to be learned again doubles,
 // up to maxLearnRuns, so that a method that is slow now and then settles
 // on the workers: a handler that blocks holds up its connection for two
@@ -56,10 +56,6 @@ func (c *cost) needed() int32 {
 
 // learned reports whether the method has proved quick.
 func (c *cost) learned() bool { return c.quick.Load() >= c.needed() && !c.never.Load() }
-
-// unlearn forgets that the method was quick (a run inline in a batch was
-// slow: the rest go to the workers), as two slow runs in a row would.
-func (c *cost) unlearn() { c.record(quickRun + 1); c.record(quickRun + 1) }
 
 // record notes a run that took d and reports whether it was slow.
 func (c *cost) record(d time.Duration) bool {
