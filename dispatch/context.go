@@ -41,8 +41,24 @@ type callCtx struct {
 	here    bool    // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
 	ticks   uint8   // calls of learned methods, for sampling their time (cost.go)
 	drop    []byte  // where notifications' results go
-	reuse   bool    // Options.ReuseContexts: every call gets own
-	own     reqCtx  // the one context of every call, with ReuseContexts
+	reuse   bool       // Options.ReuseContexts: every call gets own
+	own     reqCtx     // the one context of every call, with ReuseContexts
+	unknown unknownCtx // what an observer sees of a call of no method
+}
+
+// unknownCtx is the context an observer sees for a call of a method the
+// engine does not have: no handler runs, so nothing can keep it, and it is
+// reused; it carries the name asked for.
+type unknownCtx struct {
+	reqCtx
+	name []byte
+}
+
+func (c *unknownCtx) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
+		return c
+	}
+	return c.parent.Value(key)
 }
 
 // take returns a fresh context for the next call, with parent and inBatch
@@ -242,6 +258,14 @@ func bytesValue(ctx context.Context, k ctxKey) []byte {
 			return v.meta()
 		}
 		return v.method()
+	case *unknownCtx:
+		switch k {
+		case idKey:
+			return v.id()
+		case metaKey:
+			return v.meta()
+		}
+		return v.name
 	case *[]byte: // Detach's
 		return *v
 	}

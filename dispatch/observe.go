@@ -305,11 +305,17 @@ func (e *Engine) observeUnknown(cc *callCtx, m *decode.Message) {
 	if mo == nil {
 		return
 	}
-	h := cc.take()
-	h.setRequest(&method{name: string(m.Method), nameBytes: []byte(string(m.Method))}, m) // observed only: an entry of its own
-	mo.Begin(h)
-	mo.End(h, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
-	h.end()
+	u := &cc.unknown
+	u.parent, u.name = cc.parent, m.Method
+	u.setRequest(nil, m)
+	mo.Begin(u)
+	mo.End(u, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
+	if d := u.done.Load(); d != nil { // an observer asked for Done
+		u.done.Store(nil)
+		d.cancel()
+	}
+	u.parent, u.name = nil, nil
+	u.setRequest(nil, &decode.Message{})
 }
 
 // observeInvalid reports an Invalid Request (e.obs is set).
