@@ -46,7 +46,7 @@ var conditions = [...]Code{
 	CodeResponseTooLarge,
 }
 
-// codes returns c's fields in the order of conditions.
+// list returns c's fields in the order of conditions.
 func (c *Codes) list() [len(conditions)]Code {
 	if c == nil {
 		return [len(conditions)]Code{}

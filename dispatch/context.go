@@ -35,14 +35,13 @@ import (
 // callCtx is where a state or batch slot runs its calls from.
 type callCtx struct {
 	parent  context.Context
-	s       *state  // hands out the calls' contexts
-	next    *reqCtx // a context handed out ahead (a batch slot's, taken on the batch's goroutine)
-	inBatch bool    // a batch member: its response belongs in the batch's array
-	here    bool    // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
-	ticks   uint8   // calls of learned methods, for sampling their time (cost.go)
-	drop    []byte  // where notifications' results go
-	reuse   bool       // Options.ReuseContexts: every call gets own
-	own     reqCtx     // the one context of every call, with ReuseContexts
+	s       *state     // hands out the calls' contexts
+	next    *reqCtx    // a context handed out ahead (a batch slot's, taken on the batch's goroutine)
+	inBatch bool       // a batch member: its response belongs in the batch's array
+	here    bool       // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
+	ticks   uint8      // calls of learned methods, for sampling their time (cost.go)
+	drop    []byte     // where notifications' results go
+	own     reqCtx     // with Options.ReuseContexts (own.reused), the one context of every call
 	unknown unknownCtx // what an observer sees of a call of no method
 }
 
@@ -64,9 +63,9 @@ func (c *unknownCtx) Value(key any) any {
 // take returns a fresh context for the next call, with parent and inBatch
 // from cc.
 func (cc *callCtx) take() *reqCtx {
-	if cc.reuse {
+	if cc.own.reused {
 		h := &cc.own // live again since its last call ended (end)
-		h.reused, h.parent, h.inBatch = true, cc.parent, cc.inBatch
+		h.parent, h.inBatch = cc.parent, cc.inBatch
 		return h
 	}
 	h := cc.next

@@ -78,8 +78,8 @@ type method struct {
 	h          Handler
 	inline     bool
 	concurrent bool
-	trusted    bool         // the result needs no check (Method.TrustedResult, or Typed)
-	badResult  atomic.Int64 // when an invalid result was last logged (unix ns)
+	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
+	badResult  atomic.Int64   // when an invalid result was last logged (unix ns)
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
 }

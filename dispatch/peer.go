@@ -136,7 +136,7 @@ func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []
 	case p.oneWay:
 		return dst, ErrOneWay
 	}
-	if h, ok := ctx.Value(callKey).(*reqCtx); ok && h.md != nil {
+	if h, ok := ctx.Value(callKey).(*reqCtx); ok && h.md != nil && !h.md.cost.never.Load() {
 		h.md.cost.never.Store(true) // never run it on a reading goroutine again
 	}
 	if ctx.Value(readerKey{}) != nil {

@@ -127,42 +127,38 @@ func routeOf(kind decode.Kind, md *method) Route {
 
 // reject is Conn.Reject.
 func (e *Engine) reject(dst, msg []byte, code Code) []byte {
-	e.observeReject(code)
 	s := e.getState()
 	defer e.putState(s)
 	m, err := s.p.Parse(msg)
-	switch {
-	case err != nil:
+	if err != nil {
+		e.observeReject(code)
 		return e.appendParseError(s, dst, err)
-	case m.Kind == decode.Batch:
-		start := len(dst)
-		dst = encode.AppendBatchStart(dst)
-		for i := range s.p.BatchLen() {
-			s.p.BatchMember(i, &s.cur)
-			dst = e.appendRejected(dst, start, &s.cur, code)
-		}
-		return encode.FinishBatch(dst, start)
 	}
-	return e.appendRejected(dst, -1, m, code)
+	return e.appendRejection(dst, s, m, code)
 }
 
 // rejectRouted is Conn.RejectRouted.
 func (e *Engine) rejectRouted(dst []byte, r *Routed, code Code) []byte {
-	e.observeReject(code)
-	s := r.s
-	if r.batch > 0 {
-		start := len(dst)
-		dst = encode.AppendBatchStart(dst)
-		for i := range s.p.BatchLen() {
-			s.p.BatchMember(i, &s.cur)
-			dst = e.appendRejected(dst, start, &s.cur, code)
-		}
-		dst = encode.FinishBatch(dst, start)
-	} else {
-		dst = e.appendRejected(dst, -1, s.p.Message(), code)
-	}
+	dst = e.appendRejection(dst, r.s, r.s.p.Message(), code)
 	e.releaseRouted(r)
 	return dst
+}
+
+// appendRejection answers m, the message just parsed into s, refused
+// with code: each call in it (m, or its members) with code, invalid
+// members as usual.
+func (e *Engine) appendRejection(dst []byte, s *state, m *decode.Message, code Code) []byte {
+	e.observeReject(code)
+	if m.Kind != decode.Batch {
+		return e.appendRejected(dst, -1, m, code)
+	}
+	start := len(dst)
+	dst = encode.AppendBatchStart(dst)
+	for i := range s.p.BatchLen() {
+		s.p.BatchMember(i, &s.cur)
+		dst = e.appendRejected(dst, start, &s.cur, code)
+	}
+	return encode.FinishBatch(dst, start)
 }
 
 // appendRejected answers one message of a rejected message; start >= 0 is

@@ -91,7 +91,7 @@ var _ pool.Handoff = (*member)(nil)
 
 func (e *Engine) newState() *state {
 	s := &state{}
-	s.cc.s, s.cc.reuse = s, e.reuseCtx
+	s.cc.s, s.cc.own.reused = s, e.reuseCtx
 	s.p.MaxBatch = e.maxBatch
 	s.p.MaxDepth = e.maxDepth
 	return s
@@ -167,7 +167,7 @@ func (s *state) slot(e *Engine) *member {
 	}
 	s.slots++
 	mb := &member{e: e, s: s, out: make([]byte, 0, slotOut)}
-	mb.cc.s, mb.cc.reuse = s, e.reuseCtx
+	mb.cc.s, mb.cc.own.reused = s, e.reuseCtx
 	return mb
 }
 
@@ -177,7 +177,7 @@ func (e *Engine) start(ctx context.Context, s *state, mb *member, i int) {
 	s.p.BatchMember(i, &mb.m)
 	mb.md = s.mds[i]
 	mb.cc.parent, mb.cc.inBatch = ctx, true
-	if mb.md != nil && mb.cc.next == nil && !mb.cc.reuse { // handed out here: s is this goroutine's
+	if mb.md != nil && mb.cc.next == nil && !mb.cc.own.reused { // handed out here: s is this goroutine's
 		mb.cc.next = s.handle()
 	}
 	mb.out, mb.cut = mb.out[:0], false

@@ -79,30 +79,26 @@ func (c *core) done(resp []byte, in int) {
 // until the task is done, so that MaxPending bounds the input held by
 // tasks too.
 func (c *core) startTask(dst []byte, r *dispatch.Routed) []byte {
-	if r.Route() == dispatch.RouteOrdered {
-		t := c.track(getTask(c, r))
+	route := r.Route() // read first: once queued or submitted, r may be gone
+	t := getTask(c, r)
+	n := int64(len(t.in))
+	c.inflight.Add(1)
+	c.inputs.Add(n)
+	c.addPending(n)
+	if route == dispatch.RouteOrdered {
 		c.enqueue(t)
 		return dst
 	}
-	t := c.track(getTask(c, r))
 	if c.dc.Go(t) {
 		return dst
 	}
-	n := int64(len(t.in))
-	c.inflight.Add(-1) // only this goroutine waits on inflight and pending
+	dst = c.appendOverloaded(dst, r) // before putTask: r's bytes are t's
+	c.inflight.Add(-1)               // only this goroutine waits on inflight and pending
 	c.inputs.Add(-n)
 	c.addPending(-n)
 	t.r = nil
 	putTask(t)
-	return c.appendOverloaded(dst, r)
-}
-
-// track counts t in flight, and its message as pending bytes.
-func (c *core) track(t *task) *task {
-	c.inflight.Add(1)
-	c.inputs.Add(int64(len(t.in)))
-	c.addPending(int64(len(t.in)))
-	return t
+	return dst
 }
 
 // orderedRunner drains the connection's FIFO of ordered tasks, one at a
