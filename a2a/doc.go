@@ -14,16 +14,16 @@
 // their own, so the JSON-RPC envelope rules of the rest of jetrpc hold.
 //
 // Every event of a task is numbered from 1 and stored, rendered for both
-// wires, in an mcp.EventStore (the store MCP's resumable streams use; a
-// MemoryStore unless Options.Events names a shared one). An SSE event
-// carries "id: N"; a subscribe (SubscribeToTask, tasks/resubscribe) with
+// wires, in a streamstore.Store (the store MCP's resumable streams use
+// too; a streamstore.Memory unless Options.Events names a shared one). An
+// SSE event carries "id: N"; a subscribe (SubscribeToTask, tasks/resubscribe) with
 // Last-Event-ID: N gets the stored events after N and then the live ones,
 // without a gap or a duplicate. Without it, the subscription begins with
 // the task as it is (its id is the last event it includes).
 //
-// Replicas share a store that is also an mcp.SessionStore and an
-// mcp.StreamFollower (mcp/natsstore's): each event then saves the task's
-// state too, so that any replica answers GetTask for a task another one
+// Replicas share a store that is also a streamstore.SessionStore and a
+// streamstore.Follower (streamstore/natsstore's): each event then saves
+// the task's state too, so that any replica answers GetTask for a task another one
 // runs, and a subscription there (with or without Last-Event-ID) replays
 // the stored events and follows those the owner goes on appending. The
 // executor stays where the task began: if that replica dies before the

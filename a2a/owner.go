@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/streamstore"
 )
 
 // beatKey is the store key of a replica's beat.
@@ -81,9 +81,9 @@ func (s *Server) orphaned(ctx context.Context, old *task) {
 	if t == nil {
 		return
 	}
-	var last mcp.Event
-	if _, err := s.events.Replay(ctx, t.key(), 0, func(ev mcp.Event) error {
-		last = mcp.Event{Seq: ev.Seq, Final: ev.Final}
+	var last streamstore.Event
+	if _, err := s.events.Replay(ctx, t.key(), 0, func(ev streamstore.Event) error {
+		last = streamstore.Event{Seq: ev.Seq, Final: ev.Final}
 		return nil
 	}); err != nil || last.Final {
 		return
@@ -102,7 +102,7 @@ func (s *Server) orphaned(ctx context.Context, old *task) {
 	// from the store before the append's acknowledgement comes back, end
 	// its stream and cancel ctx; the event would be stored, the append
 	// report "context canceled" and the state never be saved.
-	if err := s.events.Append(s.storeCtx, t.key(), mcp.Event{Seq: t.seq, Data: renderBoth(e), Final: true}); err != nil {
+	if err := s.events.Append(s.storeCtx, t.key(), streamstore.Event{Seq: t.seq, Data: renderBoth(e), Final: true}); err != nil {
 		s.log.Warn("a2a: event store append failed", "task", t.t.ID, "err", err)
 		return
 	}

@@ -1,13 +1,13 @@
 package a2a
 
 // NOTE: tasks that outlive their replica's connection. When the EventStore
-// is shared by several replicas (it also implements mcp.SessionStore, as
-// mcp/natsstore does), every event of a task also saves the task's state
-// there: {"seq":N,"task":TASK}, TASK as 1.0 renders it, N its last event.
+// is shared by several replicas (it also implements
+// streamstore.SessionStore, as streamstore/natsstore does), every event of
+// a task also saves the task's state there: {"seq":N,"task":TASK}, TASK as 1.0 renders it, N its last event.
 // A replica asked about a task it does not hold loads that state: GetTask
 // answers from it, and a subscription (with or without Last-Event-ID)
 // replays the task's stored events and, when the store is also an
-// mcp.StreamFollower, follows those the owning replica goes on appending,
+// streamstore.Follower, follows those the owning replica goes on appending,
 // until the event that ends the stream. The executor stays on the replica
 // that started the task: cancelling it, a follow-up message and push
 // configs are the owner's (another replica answers that the task runs
@@ -23,7 +23,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/streamstore"
 )
 
 // saveLocked stores t's state for the other replicas (under t.mu).
@@ -88,12 +88,12 @@ func (s *Server) subscribeRemote(t *task, snapshot bool, after uint64) (*streamP
 	}
 	var seen atomic.Int64 // when the last event came (owner.go)
 	seen.Store(time.Now().UnixNano())
-	push := func(ev mcp.Event) error {
+	push := func(ev streamstore.Event) error {
 		seen.Store(time.Now().UnixNano())
 		sb.push(stored{seq: ev.Seq, data: append([]byte(nil), ev.Data...), final: ev.Final})
 		return nil
 	}
-	f, ok := s.events.(mcp.StreamFollower)
+	f, ok := s.events.(streamstore.Follower)
 	if !ok || terminal {
 		if _, err := s.events.Replay(s.ctx, t.key(), after, push); err != nil {
 			return nil, err

@@ -10,8 +10,8 @@ import (
 
 	"github.com/jetrpc/jetrpc/a2a"
 	"github.com/jetrpc/jetrpc/a2a/a2ademo"
-	"github.com/jetrpc/jetrpc/mcp/natsstore"
-	"github.com/jetrpc/jetrpc/mcp/natsstore/natstest"
+	"github.com/jetrpc/jetrpc/internal/natstest"
+	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 )
 
 // replicas starts two echo agents, A and B, sharing a NATS JetStream

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/streamstore"
 )
 
 // Executor is the agent: it runs a task until it is terminal or needs
@@ -30,14 +30,14 @@ var _ Executor = ExecutorFunc(nil)
 
 // Options configure a Server; nil means the defaults.
 type Options struct {
-	// Events keeps the events of the tasks' streams (default: an
-	// mcp.MemoryStore of its own). Share one between replicas so that a
+	// Events keeps the events of the tasks' streams (default: a
+	// streamstore.Memory of its own). Share one between replicas so that a
 	// subscription with Last-Event-ID resumes on any of them: a store that
-	// is also an mcp.SessionStore (mcp/natsstore's) keeps the tasks' states
-	// too, so that every replica answers GetTask and subscriptions for the
-	// tasks of the others, and one that is an mcp.StreamFollower streams
-	// their events live (replica.go).
-	Events mcp.EventStore
+	// is also a streamstore.SessionStore (streamstore/natsstore's) keeps
+	// the tasks' states too, so that every replica answers GetTask and
+	// subscriptions for the tasks of the others, and one that is a
+	// streamstore.Follower streams their events live (replica.go).
+	Events streamstore.Store
 	// MaxTasks bounds the tasks kept (default 10,000): past it, the
 	// terminal tasks idle longest are forgotten.
 	MaxTasks int
@@ -67,8 +67,8 @@ type Options struct {
 type Server struct {
 	card   AgentCard
 	exec   Executor
-	events mcp.EventStore
-	shared mcp.SessionStore // events, when it is shared by replicas (replica.go)
+	events streamstore.Store
+	shared streamstore.SessionStore // events, when it is shared by replicas (replica.go)
 	push   *Pusher
 	// allowPrivate: Options.AllowPrivateWebhooks; lookupHost resolves a
 	// webhook's host when its config is set (webhook.go).
@@ -102,9 +102,9 @@ func New(card AgentCard, exec Executor, opts *Options) *Server {
 	s := &Server{card: card, exec: exec, events: o.Events, push: o.Push, log: o.Logger, max: o.MaxTasks,
 		tasks: map[string]*task{}}
 	if s.events == nil {
-		s.events = mcp.NewMemoryStore(nil)
+		s.events = streamstore.NewMemory(nil)
 	}
-	s.shared, _ = s.events.(mcp.SessionStore)
+	s.shared, _ = s.events.(streamstore.SessionStore)
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/streamstore"
 )
 
 // errTerminal is what an executor's update of a finished task returns.
@@ -55,9 +55,9 @@ func splitStored(data []byte, w Wire) []byte {
 	return data[k+int(n):]
 }
 
-func (t *task) key() mcp.StreamKey { return streamKey(t.t.ID) }
+func (t *task) key() streamstore.Key { return streamKey(t.t.ID) }
 
-func streamKey(id string) mcp.StreamKey { return mcp.StreamKey{Session: "a2a:" + id, Stream: 1} }
+func streamKey(id string) streamstore.Key { return streamstore.Key{Session: "a2a:" + id, Stream: 1} }
 
 // publish applies e to the task and delivers it. It fails once the task is
 // terminal.
@@ -90,7 +90,7 @@ func (t *task) publishLocked(e *event) error {
 	}
 	t.seq++
 	ev := stored{seq: t.seq, data: renderBoth(e), final: e.final()}
-	if err := t.s.events.Append(t.s.storeCtx, t.key(), mcp.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
+	if err := t.s.events.Append(t.s.storeCtx, t.key(), streamstore.Event{Seq: ev.seq, Data: ev.data, Final: ev.final}); err != nil {
 		t.s.log.Warn("a2a: event store append failed", "task", t.t.ID, "err", err)
 	}
 	t.saveLocked()
@@ -169,7 +169,7 @@ func (t *task) attach(replay bool, after uint64) (*sub, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if replay {
-		_, err := t.s.events.Replay(t.s.ctx, t.key(), after, func(ev mcp.Event) error {
+		_, err := t.s.events.Replay(t.s.ctx, t.key(), after, func(ev streamstore.Event) error {
 			sb.q = append(sb.q, stored{seq: ev.Seq, data: append([]byte(nil), ev.Data...), final: ev.Final})
 			return nil
 		})

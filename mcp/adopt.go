@@ -1,15 +1,16 @@
 package mcp
 
 // NOTE: sessions that outlive their replica. When the EventStore is shared
-// by several replicas (it also implements SessionStore), initialize saves
-// the session's state there (its revision, the client's clientInfo and
-// capabilities); a replica that gets a request, GET or DELETE naming a
-// session it does not hold, under an id whose MAC its SessionIDs accept
-// (replicas share the key), loads that state and adopts the session
-// instead of answering 404. A resume (GET with Last-Event-ID) of a stream
-// this process does not hold replays what the store has and, when the
-// store is also a StreamFollower and the stream has not ended, follows
-// the events another replica goes on appending, until the final one. A
+// by several replicas (it also implements streamstore.SessionStore),
+// initialize saves the session's state there (its revision, the client's
+// clientInfo and capabilities); a replica that gets a request, GET or
+// DELETE naming a session it does not hold, under an id whose MAC its
+// SessionIDs accept (replicas share the key), loads that state and adopts
+// the session instead of answering 404. A resume (GET with Last-Event-ID)
+// of a stream this process does not hold replays what the store has and,
+// when the store is also a streamstore.Follower and the stream has not
+// ended, follows the events another replica goes on appending, until the
+// final one. A
 // replica that shuts down leaves its sessions in the shared store (it only
 // lets go of them here); DELETE and expiry forget them everywhere.
 
@@ -22,29 +23,9 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
-
-// SessionStore is implemented by an EventStore that several replicas
-// share: it keeps each session's state, so that any replica can take the
-// session over. state is an opaque JSON object of the endpoint's (valid
-// only during SaveSession); Forget drops it with the session's streams.
-type SessionStore interface {
-	SaveSession(ctx context.Context, session string, state []byte) error
-	// LoadSession returns the saved state of the session, and found false
-	// when the store has none (never saved, forgotten or expired).
-	LoadSession(ctx context.Context, session string) (state []byte, found bool, err error)
-}
-
-// StreamFollower is implemented by a shared EventStore that can wait for
-// the events that another replica appends to a stream.
-type StreamFollower interface {
-	// Follow calls yield, in order, with each event of the stream whose Seq
-	// is greater than after, those stored and those appended later, until
-	// it has yielded the final one (nil), ctx ends (ctx.Err()) or yield
-	// fails (its error). ev.Data is valid only during yield.
-	Follow(ctx context.Context, key StreamKey, after uint64, yield func(ev Event) error) error
-}
 
 // maxPeerInfo bounds the clientInfo and capabilities a session keeps.
 const maxPeerInfo = 8 << 10
@@ -88,7 +69,7 @@ func readSessionState(state []byte) (version string, ok bool) {
 // saveSession stores the state of a session initialize opened, when the
 // store is shared. body is the initialize request.
 func (h *HTTPHandler) saveSession(s *session, body []byte) {
-	ss, ok := h.store.(SessionStore)
+	ss, ok := h.store.(streamstore.SessionStore)
 	if !ok {
 		return
 	}
@@ -117,7 +98,7 @@ func (h *HTTPHandler) lookupOrAdopt(id []byte) *session {
 // adopt makes a session another replica opened this process's, from its
 // state in the shared store. id is valid only during the call.
 func (h *HTTPHandler) adopt(id string) *session {
-	ss, ok := h.store.(SessionStore)
+	ss, ok := h.store.(streamstore.SessionStore)
 	if !ok {
 		return nil
 	}
@@ -165,7 +146,7 @@ func (s *session) leave() {
 // leaveSession ends a session here and forgets it here; a shared store
 // keeps it (Shutdown: another replica takes over), any other forgets it.
 func (h *HTTPHandler) leaveSession(s *session) {
-	if _, shared := h.store.(SessionStore); shared {
+	if _, shared := h.store.(streamstore.SessionStore); shared {
 		s.keep.Store(true)
 	}
 	h.endSession(s)
@@ -176,16 +157,16 @@ func (h *HTTPHandler) leaveSession(s *session) {
 // live ones until the final event. It reports false when the store cannot
 // follow streams (the caller replays what it has).
 func (h *HTTPHandler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, seq uint64) bool {
-	f, ok := h.store.(StreamFollower)
+	f, ok := h.store.(streamstore.Follower)
 	if !ok {
 		return false
 	}
-	key := StreamKey{Session: sess.id, Stream: id}
+	key := streamstore.Key{Session: sess.id, Stream: id}
 	var events []byte
 	last, final := seq, false
 	// From the first event kept, to learn whether the stream has ended
 	// even when nothing follows seq.
-	found, err := h.store.Replay(h.ctx, key, 0, func(ev Event) error {
+	found, err := h.store.Replay(h.ctx, key, 0, func(ev streamstore.Event) error {
 		if ev.Seq > seq {
 			events = append(events, ev.Data...)
 			last = ev.Seq
@@ -224,13 +205,13 @@ func (h *HTTPHandler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, 
 // the final one, the connection fails, or the session or the endpoint
 // ends.
 func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(time.Time) error },
-	f StreamFollower, sess *session, key StreamKey, last uint64, events []byte) {
+	f streamstore.Follower, sess *session, key streamstore.Key, last uint64, events []byte) {
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
 	evs := make(chan []byte, 64)
 	go func() {
 		defer close(evs)
-		err := f.Follow(ctx, key, last, func(ev Event) error {
+		err := f.Follow(ctx, key, last, func(ev streamstore.Event) error {
 			select {
 			case evs <- append([]byte(nil), ev.Data...):
 				return nil

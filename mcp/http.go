@@ -23,6 +23,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
 
@@ -49,8 +50,8 @@ type HTTPOptions struct {
 	// this long (default 10 minutes).
 	SessionIdle time.Duration
 	// EventStore keeps the events of resumable streams (default a
-	// MemoryStore with its default bounds).
-	EventStore EventStore
+	// streamstore.Memory with its default bounds).
+	EventStore streamstore.Store
 	// SessionIDs mints and checks the session ids (default: a random
 	// instance tag and key).
 	SessionIDs *SessionIDs
@@ -116,7 +117,7 @@ type HTTPHandler struct {
 	log          *slog.Logger
 	stateless    bool
 	origin       func(origin, host []byte) bool
-	store        EventStore
+	store        streamstore.Store
 	ids          *SessionIDs
 	retry        time.Duration
 	keepAlive    time.Duration
@@ -160,7 +161,7 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 		h.origin = loopbackOrigin
 	}
 	if h.store == nil {
-		h.store = NewMemoryStore(nil)
+		h.store = streamstore.NewMemory(nil)
 	}
 	if h.ids == nil {
 		h.ids, _ = NewSessionIDs("", nil)

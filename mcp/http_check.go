@@ -10,6 +10,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
 	"github.com/valyala/fasthttp"
 )
 
@@ -150,7 +151,7 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	if len(name) == 0 {
 		return mismatch("the Mcp-Name header is required")
 	}
-	decoded, valid := decodeMirrored(nil, name)
+	decoded, valid := paramheader.Decode(nil, name)
 	if !valid {
 		return mismatch("the Mcp-Name header is not a valid value")
 	}

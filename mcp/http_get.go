@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
 
@@ -82,7 +83,7 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 		return
 	}
 	var events []byte
-	found, err := h.store.Replay(h.ctx, StreamKey{Session: sess.id, Stream: id}, seq, func(ev Event) error {
+	found, err := h.store.Replay(h.ctx, streamstore.Key{Session: sess.id, Stream: id}, seq, func(ev streamstore.Event) error {
 		events = append(events, ev.Data...)
 		return nil
 	})

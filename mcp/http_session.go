@@ -1,5 +1,28 @@
 package mcp
 
+// NOTE: the life of an HTTP session (session.go has the type, shared with
+// stream transports; http_get.go the table; adopt.go the shared store).
+//
+//  1. initialize: openSession makes room (expired ones end, then the one
+//     idle longest; none idle: 503) and makes a session outside the table;
+//     initialize runs under its connection's context. settleSession then
+//     keeps it only if the answer is a result: into the table, saved to a
+//     shared store, named in Mcp-Session-Id, the janitor started; else
+//     the session is closed unseen.
+//  2. Use: each request finds it (lookupOrAdopt) and holds it busy
+//     (active) until finishRequest touches it; an attached event stream
+//     holds it too, while its writer runs. A busy session never expires
+//     and is never the one evicted.
+//  3. End: DELETE, expiry (the janitor, every SessionIdle/4 within 10 ms
+//     to 1 min) and eviction call endSession: close cancels its calls,
+//     ends its connection's context and closes done (every stream writer
+//     returns), and forgets its events in the store; then it leaves the
+//     table. Shutdown calls leaveSession instead, which with a shared
+//     store keeps the state and events (keep) for another replica.
+//
+// A session keeps its live streams and the last maxEndedStreams ended
+// ones, so a late Last-Event-ID still resumes.
+
 import (
 	"context"
 	"time"

@@ -1,94 +1,20 @@
 package mcp
 
-// NOTE: custom headers from tool parameters (2026-07-28, SEP-2243). A
-// property of a tool's input schema, reachable from the root through
-// "properties" alone, may carry "x-mcp-header": NAME; a client then
-// mirrors that argument into the request header Mcp-Param-NAME. Two files:
-// paramheader_schema.go writes the mark from a Go struct tag into a
-// derived schema (inputSchema) and reads and checks the marks of any
-// schema when the tool is added (paramHeaders); this one checks each
-// marked argument against its header on a 2026-07-28 tools/call
-// (checkParams), and decodes the mirrored values of Mcp-Name and
-// Mcp-Param-* (decodeMirrored). A tool without marks costs one map lookup
-// per call and allocates nothing.
+// The HTTP side of the Mcp-Param-* headers (2026-07-28, SEP-2243): the
+// checks of a tools/call's headers against its tool's marks. Package
+// mcp/internal/paramheader has the marks themselves, their checks and
+// the decoding of mirrored values.
 
 import (
 	"bytes"
-	"encoding/base64"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+	"encoding/json"
+	"fmt"
+	"reflect"
 
-	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
 	"github.com/valyala/fasthttp"
 )
-
-const (
-	paramPrefix = "Mcp-Param-"
-	maxSafeInt  = 1<<53 - 1 // JavaScript's safe integers
-	b64Prefix   = "=?base64?"
-	b64Suffix   = "?="
-)
-
-// paramHeader is one mark of a tool's input schema: the property's path of
-// names from the root and the header that mirrors it.
-type paramHeader struct {
-	path   []string
-	header string // Mcp-Param-NAME
-}
-
-// valueAt returns the argument at path, nil when there is none (or null);
-// of a member given twice, the last, which is what the handler binds.
-func valueAt(args []byte, path []string) []byte {
-	v := args
-	for _, name := range path {
-		var it decode.Iter
-		if !it.Reset(v) || !it.IsObject() {
-			return nil
-		}
-		v = nil
-		for it.Next() {
-			if decode.KeyEquals(it.Key(), name) {
-				v = it.Value()
-			}
-		}
-		if v == nil {
-			return nil
-		}
-	}
-	if string(v) == "null" {
-		return nil
-	}
-	return v
-}
-
-// decodeMirrored decodes a mirrored header value (Mcp-Name, Mcp-Param-*):
-// =?base64?...?= is the Base64 (padded, standard alphabet, decoded
-// appended to dst) of UTF-8 text; any other value is literal (returned
-// as it is, a slice of v) and must be visible ASCII, spaces and tabs.
-// Surrounding spaces and tabs are not part of it.
-func decodeMirrored(dst, v []byte) ([]byte, bool) {
-	v = bytes.Trim(v, " \t")
-	if len(v) >= len(b64Prefix)+len(b64Suffix) && bytes.HasPrefix(v, []byte(b64Prefix)) && bytes.HasSuffix(v, []byte(b64Suffix)) {
-		src := v[len(b64Prefix) : len(v)-len(b64Suffix)]
-		if bytes.IndexByte(src, '\r') >= 0 || bytes.IndexByte(src, '\n') >= 0 {
-			return dst, false // the decoder would skip them
-		}
-		n := base64.StdEncoding.DecodedLen(len(src))
-		start := len(dst)
-		dst = append(dst, make([]byte, n)...)
-		m, err := base64.StdEncoding.Strict().Decode(dst[start:], src)
-		dst = dst[:start+m]
-		return dst, err == nil && utf8.Valid(dst[start:])
-	}
-	for _, c := range v {
-		if c < 0x20 && c != '\t' || c > 0x7e {
-			return dst, false
-		}
-	}
-	return v, true
-}
 
 // mirrored returns the Mcp-Method and Mcp-Name headers of a 2026-07-28
 // request, read in one pass over the headers. When one of them, or
@@ -140,7 +66,7 @@ func (h *HTTPHandler) checkParams(ctx *fasthttp.RequestCtx, id, name, args []byt
 		return true
 	}
 	for i := range t.headers {
-		if why := matchParam(&ctx.Request.Header, &t.headers[i], args); why != "" {
+		if why := paramheader.Check(&ctx.Request.Header, &t.headers[i], args); why != "" {
 			httpRPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch, "Header mismatch: "+why, nil))
 			return false
 		}
@@ -148,65 +74,22 @@ func (h *HTTPHandler) checkParams(ctx *fasthttp.RequestCtx, id, name, args []byt
 	return true
 }
 
-// matchParam checks one marked argument against its header and says what
-// is wrong ("" when nothing).
-func matchParam(hd *fasthttp.RequestHeader, p *paramHeader, args []byte) string {
-	vals := hd.PeekAll(p.header)
-	body := valueAt(args, p.path)
-	switch {
-	case len(vals) > 1:
-		return "the " + p.header + " header is given more than once"
-	case body == nil && len(vals) == 0:
-		return ""
-	case body == nil:
-		return "the " + p.header + " header has a value but the arguments have none for " + strings.Join(p.path, ".")
-	case len(vals) == 0:
-		return "the " + p.header + " header is required: the arguments have a value for " + strings.Join(p.path, ".")
+// inputSchema is t's schema as a tool's input (objectSchema), with the
+// x-mcp-header marks of its `mcpheader:"NAME"` struct tags.
+func inputSchema(t reflect.Type) (json.RawMessage, error) {
+	raw, err := objectSchema(t)
+	if err != nil {
+		return nil, err
 	}
-	var buf [128]byte
-	got, ok := decodeMirrored(buf[:0], vals[0])
-	if !ok {
-		return "the " + p.header + " header is not a valid value (visible ASCII, or =?base64?...?= of UTF-8 text)"
-	}
-	if !sameValue(got, body) {
-		shown := body
-		if s, err := decode.AppendUnquote(nil, body); err == nil {
-			shown = s
-		}
-		return p.header + " header value '" + string(vals[0]) + "' does not match body value '" + string(shown) + "'"
-	}
-	return ""
+	return paramheader.Mark(t, raw)
 }
 
-// sameValue reports whether a decoded header value mirrors the JSON value
-// body: a string as it is, true and false in lowercase, a number compared
-// as a number (42.0 is 42) within the safe integers.
-func sameValue(hv, body []byte) bool {
-	switch c := body[0]; {
-	case c == '"':
-		var buf [128]byte
-		s, err := decode.AppendUnquote(buf[:0], body)
-		return err == nil && bytes.Equal(s, hv)
-	case c == 't' || c == 'f':
-		return string(hv) == string(body)
-	case c == '-' || c >= '0' && c <= '9':
-		if !numeric(hv) {
-			return false
-		}
-		a, err1 := strconv.ParseFloat(string(hv), 64)
-		b, err2 := strconv.ParseFloat(string(body), 64)
-		return err1 == nil && err2 == nil && a == b && a >= -maxSafeInt && a <= maxSafeInt
+// readHeaders reads and checks t's header marks (AddTool).
+func (t *Tool) readHeaders() error {
+	hs, err := paramheader.Read(t.InputSchema)
+	if err != nil {
+		return fmt.Errorf("mcp: tool %q: %w", t.Name, err)
 	}
-	return false
-}
-
-// numeric reports whether b has only the characters of a JSON number
-// (strconv would also take "Inf", hexadecimal and underscores).
-func numeric(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-			return false
-		}
-	}
-	return len(b) > 0
+	t.headers = hs
+	return nil
 }

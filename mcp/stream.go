@@ -13,6 +13,13 @@ package mcp
 // outlives its connections: a GET with Last-Event-ID attaches a new one,
 // which gets the stored events after that id, then the live ones; the lock
 // makes the two meet without a gap or a duplicate.
+//
+// The endpoint numbers each stream's events itself (Seq from 1; the
+// priming event is 0 and is not stored) and appends each event's SSE bytes
+// to the EventStore (a streamstore.Store) before it writes them, so that
+// what a client missed is in the store whichever connection, or replica,
+// it comes back on. The store's Key is the session id and the stream id,
+// the first part of the event ids, so Last-Event-ID names it.
 
 import (
 	"bufio"
@@ -20,6 +27,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/jetrpc/jetrpc/streamstore"
 )
 
 type stream struct {
@@ -58,7 +67,7 @@ func (s *stream) signal() {
 	}
 }
 
-func (s *stream) key() StreamKey { return StreamKey{Session: s.sess.id, Stream: s.id} }
+func (s *stream) key() streamstore.Key { return streamstore.Key{Session: s.sess.id, Stream: s.id} }
 
 // appendID appends the id of event seq of stream id.
 func appendID(dst []byte, id, seq uint64) []byte {
@@ -112,7 +121,7 @@ func (s *stream) send(msg []byte, final bool) error {
 	s.seq++
 	b.B = s.appendEvent(b.B, msg, s.seq)
 	if s.sess != nil {
-		if err := s.h.store.Append(s.h.ctx, s.key(), Event{Seq: s.seq, Data: b.B, Final: final}); err != nil {
+		if err := s.h.store.Append(s.h.ctx, s.key(), streamstore.Event{Seq: s.seq, Data: b.B, Final: final}); err != nil {
 			s.h.log.Warn("mcp: event store append failed", "err", err)
 		}
 	}
@@ -162,7 +171,7 @@ func (s *stream) attach(prime, replay bool, after uint64) uint64 {
 		s.pending = append(s.pending, "\ndata: \n\n"...)
 	}
 	if replay {
-		_, err := s.h.store.Replay(s.h.ctx, s.key(), after, func(ev Event) error {
+		_, err := s.h.store.Replay(s.h.ctx, s.key(), after, func(ev streamstore.Event) error {
 			s.pending = append(s.pending, ev.Data...)
 			return nil
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
 )
 
 // Tool is a tool a Server offers. Make one with NewTool or
@@ -42,7 +43,7 @@ type Tool struct {
 
 	serve   func(c *call, args, dst []byte) ([]byte, error) // appends the CallToolResult
 	err     error                                           // from the constructor
-	headers []paramHeader                                   // the x-mcp-header marks, from AddTool
+	headers []paramheader.Header                            // the x-mcp-header marks, from AddTool
 }
 
 // ToolAnnotations are hints about a tool's behaviour (all optional).

@@ -189,6 +189,7 @@ var knownImports = map[string]string{
 	"encode": "github.com/jetrpc/jetrpc/encode", "decode": "github.com/jetrpc/jetrpc/decode",
 	"mcp": "github.com/jetrpc/jetrpc/mcp", "openrpc": "github.com/jetrpc/jetrpc/openrpc",
 	"acp": "github.com/jetrpc/jetrpc/acp", "a2a": "github.com/jetrpc/jetrpc/a2a",
+	"streamstore": "github.com/jetrpc/jetrpc/streamstore", "natsstore": "github.com/jetrpc/jetrpc/streamstore/natsstore",
 	"metrics": "github.com/jetrpc/jetrpc/metrics", "tracing": "github.com/jetrpc/jetrpc/tracing",
 	"auth": "github.com/jetrpc/jetrpc/auth", "tlsconfig": "github.com/jetrpc/jetrpc/tlsconfig",
 	"democlient": "github.com/jetrpc/jetrpc/bench/demo/democlient",

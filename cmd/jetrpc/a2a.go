@@ -26,9 +26,9 @@ import (
 
 	"github.com/jetrpc/jetrpc/a2a"
 	"github.com/jetrpc/jetrpc/a2a/a2ademo"
-	"github.com/jetrpc/jetrpc/mcp"
-	"github.com/jetrpc/jetrpc/mcp/natsstore"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/streamstore"
+	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 	"github.com/valyala/fasthttp"
 )
 
@@ -88,7 +88,7 @@ func newA2A(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *a2a.Se
 	}
 	o := &a2a.Options{Logger: log, AllowPrivateWebhooks: cfg.a2a.allowPrivate}
 	if st := cfg.a2a.store; st != nil {
-		o.Events = mcp.EventStore(st)
+		o.Events = streamstore.Store(st)
 	}
 	s := a2a.New(a2ademo.Card(), a2ademo.Echo(nil), o)
 	if cfg.a2a.store != nil {

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/mcp"
-	"github.com/jetrpc/jetrpc/mcp/natsstore"
-	"github.com/jetrpc/jetrpc/mcp/natsstore/natstest"
+	"github.com/jetrpc/jetrpc/internal/natstest"
+	"github.com/jetrpc/jetrpc/streamstore"
+	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 	"github.com/stretchr/testify/require"
 )
 
@@ -96,7 +96,7 @@ func TestA2AReplicasKill(t *testing.T) {
 	require.NoError(t, err)
 	defer store.Close()
 	var seqs []uint64
-	found, err := store.Replay(ctx, mcp.StreamKey{Session: "a2a:" + id, Stream: 1}, 0, func(ev mcp.Event) error {
+	found, err := store.Replay(ctx, streamstore.Key{Session: "a2a:" + id, Stream: 1}, 0, func(ev streamstore.Event) error {
 		seqs = append(seqs, ev.Seq)
 		return nil
 	})

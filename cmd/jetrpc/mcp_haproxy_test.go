@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/mcp/natsstore/natstest"
+	"github.com/jetrpc/jetrpc/internal/natstest"
 	"github.com/stretchr/testify/require"
 )
 

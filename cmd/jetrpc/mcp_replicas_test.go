@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetrpc/jetrpc/internal/natstest"
 	"github.com/jetrpc/jetrpc/mcp"
-	"github.com/jetrpc/jetrpc/mcp/natsstore"
-	"github.com/jetrpc/jetrpc/mcp/natsstore/natstest"
+	"github.com/jetrpc/jetrpc/streamstore"
+	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 	"github.com/stretchr/testify/require"
 )
 
@@ -115,7 +116,7 @@ func TestMCPReplicasKill(t *testing.T) {
 	id, err := strconv.ParseUint(stream, 16, 64)
 	require.NoError(t, err)
 	for final := false; !final; {
-		_, err := store.Replay(ctx, mcp.StreamKey{Session: sid, Stream: id}, 0, func(ev mcp.Event) error {
+		_, err := store.Replay(ctx, streamstore.Key{Session: sid, Stream: id}, 0, func(ev streamstore.Event) error {
 			final = final || ev.Final
 			return nil
 		})

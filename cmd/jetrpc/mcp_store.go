@@ -18,7 +18,8 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/mcp"
-	"github.com/jetrpc/jetrpc/mcp/natsstore"
+	"github.com/jetrpc/jetrpc/streamstore"
+	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 )
 
 type mcpReplicaFlags struct {
@@ -26,8 +27,8 @@ type mcpReplicaFlags struct {
 	keyFile  string // --mcp-key
 	instance string // --mcp-instance
 
-	store mcp.EventStore  // nil: the default MemoryStore
-	ids   *mcp.SessionIDs // nil: a random tag and key
+	store streamstore.Store // nil: the default MemoryStore
+	ids   *mcp.SessionIDs   // nil: a random tag and key
 	close func()
 }
 

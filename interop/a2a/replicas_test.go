@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/jetrpc/jetrpc/mcp/natsstore/natstest"
+	"github.com/jetrpc/jetrpc/internal/natstest"
 )
 
 // TestResubscribeOtherReplica: two jetrpc serve --a2a processes share a

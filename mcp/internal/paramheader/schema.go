@@ -1,12 +1,11 @@
-package mcp
+package paramheader
 
-// Header marks in input schemas: see paramheader.go's NOTE.
+// Header marks in input schemas: writing them from struct tags (Mark),
+// reading and checking them (Read).
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -22,13 +21,9 @@ const (
 	errMarkIntro = "mcp: x-mcp-header: "
 )
 
-// inputSchema is t's schema as a tool's input (objectSchema), with the
-// x-mcp-header marks of its `mcpheader:"NAME"` struct tags.
-func inputSchema(t reflect.Type) (json.RawMessage, error) {
-	raw, err := objectSchema(t)
-	if err != nil {
-		return nil, err
-	}
+// Mark returns raw, the schema of struct type t, with the x-mcp-header
+// marks of t's `mcpheader:"NAME"` struct tags.
+func Mark(t reflect.Type, raw json.RawMessage) (json.RawMessage, error) {
 	var marks []goMark
 	if err := tagMarks(t, nil, &marks, map[reflect.Type]bool{}); err != nil {
 		return nil, err
@@ -36,7 +31,7 @@ func inputSchema(t reflect.Type) (json.RawMessage, error) {
 	for _, m := range marks {
 		raw = addMark(make([]byte, 0, len(raw)+len(m.name)+20), raw, m.path, m.name)
 	}
-	if hs, err := paramHeaders(raw); err != nil {
+	if hs, err := Read(raw); err != nil {
 		return nil, err
 	} else if len(hs) != len(marks) {
 		return nil, errors.New(errMarkIntro + "a tagged member of " + t.String() + " is not in its schema's properties")
@@ -179,11 +174,11 @@ func appendBound(dst, v []byte, upper bool) []byte {
 	return strconv.AppendInt(dst, int64(f), 10)
 }
 
-// paramHeaders reads the x-mcp-header marks of a tool's input schema and
-// checks them as SEP-2243 asks: each on a property reachable from the
-// root through "properties" alone, of type string, integer or boolean,
-// named by a non-empty HTTP token, the names unique regardless of case.
-func paramHeaders(schema []byte) ([]paramHeader, error) {
+// Read reads the x-mcp-header marks of a tool's input schema and checks
+// them as SEP-2243 asks: each on a property reachable from the root
+// through "properties" alone, of type string, integer or boolean, named by
+// a non-empty HTTP token, the names unique regardless of case.
+func Read(schema []byte) ([]Header, error) {
 	if !json.Valid(schema) {
 		return nil, errors.New("mcp: the input schema is not valid JSON")
 	}
@@ -193,7 +188,7 @@ func paramHeaders(schema []byte) ([]paramHeader, error) {
 }
 
 type markWalk struct {
-	out []paramHeader
+	out []Header
 	err error
 }
 
@@ -221,7 +216,7 @@ func (w *markWalk) node(schema []byte, path []string, reachable, prop bool) {
 			var props decode.Iter
 			props.Reset(v)
 			for props.Next() {
-				name := string(text(nil, props.Key(), bytes.IndexByte(props.Key(), '\\') >= 0))
+				name := string(unquote(props.Key()))
 				w.node(props.Value(), append(path[:len(path):len(path)], name), true, true)
 			}
 		case decode.KeyEquals(k, "const") || decode.KeyEquals(k, "enum") ||
@@ -245,8 +240,8 @@ func (w *markWalk) mark(schema, v []byte, path []string, ok bool) {
 		fail("a header mark must be on a property reached from the root through properties alone")
 		return
 	}
-	name, esc := str(v)
-	if name == nil || esc || !validHeaderName(name) {
+	name := plain(v)
+	if name == nil || !validHeaderName(name) {
 		fail("the header name must be a non-empty HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
 		return
 	}
@@ -255,12 +250,12 @@ func (w *markWalk) mark(schema, v []byte, path []string, ok bool) {
 		return
 	}
 	for _, h := range w.out {
-		if strings.EqualFold(h.header[len(paramPrefix):], string(name)) {
+		if strings.EqualFold(h.Name[len(Prefix):], string(name)) {
 			fail("the header name " + string(name) + " is used twice (names are not case-sensitive)")
 			return
 		}
 	}
-	w.out = append(w.out, paramHeader{path: path, header: paramPrefix + string(name)})
+	w.out = append(w.out, Header{Path: path, Name: Prefix + string(name)})
 }
 
 // validHeaderName reports whether s is an HTTP token (RFC 9110 §5.6.2).
@@ -283,7 +278,7 @@ func propType(schema []byte) string {
 			continue
 		}
 		v := it.Value()
-		if s, esc := str(v); s != nil && !esc {
+		if s := plain(v); s != nil {
 			return primitive(string(s))
 		}
 		var types decode.Iter
@@ -292,7 +287,7 @@ func propType(schema []byte) string {
 		}
 		found := ""
 		for types.Next() {
-			s, _ := str(types.Value())
+			s := plain(types.Value())
 			switch {
 			case string(s) == "null":
 			case found != "" || primitive(string(s)) == "":
@@ -312,14 +307,4 @@ func primitive(t string) string {
 		return t
 	}
 	return ""
-}
-
-// readHeaders reads and checks t's header marks (AddTool).
-func (t *Tool) readHeaders() error {
-	hs, err := paramHeaders(t.InputSchema)
-	if err != nil {
-		return fmt.Errorf("mcp: tool %q: %w", t.Name, err)
-	}
-	t.headers = hs
-	return nil
 }

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetrpc/jetrpc/internal/natstest"
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
-	"github.com/jetrpc/jetrpc/mcp/natsstore"
-	"github.com/jetrpc/jetrpc/mcp/natsstore/natstest"
+	"github.com/jetrpc/jetrpc/streamstore"
+	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -29,10 +30,10 @@ func newStore(t *testing.T, url string) *natsstore.Store {
 	return s
 }
 
-func replay(t *testing.T, s *natsstore.Store, key mcp.StreamKey, after uint64) (string, bool) {
+func replay(t *testing.T, s *natsstore.Store, key streamstore.Key, after uint64) (string, bool) {
 	t.Helper()
 	var b strings.Builder
-	found, err := s.Replay(context.Background(), key, after, func(ev mcp.Event) error {
+	found, err := s.Replay(context.Background(), key, after, func(ev streamstore.Event) error {
 		b.Write(ev.Data)
 		if ev.Final {
 			b.WriteString("|final")
@@ -47,16 +48,16 @@ func TestStore(t *testing.T) {
 	url := natstest.Start(t)
 	s, other := newStore(t, url), newStore(t, url) // two replicas' connections
 	ctx := context.Background()
-	a := mcp.StreamKey{Session: "r1.AAAA", Stream: 0xab}
-	b := mcp.StreamKey{Session: "r1.BBBB", Stream: 0xab}
-	odd := mcp.StreamKey{Session: "a b.c.d", Stream: 1} // not an id of SessionIDs: encoded
+	a := streamstore.Key{Session: "r1.AAAA", Stream: 0xab}
+	b := streamstore.Key{Session: "r1.BBBB", Stream: 0xab}
+	odd := streamstore.Key{Session: "a b.c.d", Stream: 1} // not an id of SessionIDs: encoded
 	for i, ev := range []string{"e1;", "e2;", "e3;"} {
-		require.NoError(t, s.Append(ctx, a, mcp.Event{Seq: uint64(i + 1), Data: []byte(ev), Final: i == 2}))
+		require.NoError(t, s.Append(ctx, a, streamstore.Event{Seq: uint64(i + 1), Data: []byte(ev), Final: i == 2}))
 	}
-	require.NoError(t, s.Append(ctx, a, mcp.Event{Seq: 3, Data: []byte("e3;"), Final: true})) // a retry: deduplicated
-	require.NoError(t, s.Append(ctx, b, mcp.Event{Seq: 1, Data: []byte("b1;")}))
-	require.NoError(t, s.Append(ctx, odd, mcp.Event{Seq: 1, Data: []byte("o1;")}))
-	f := func(key mcp.StreamKey, after uint64, want string, wantFound bool) {
+	require.NoError(t, s.Append(ctx, a, streamstore.Event{Seq: 3, Data: []byte("e3;"), Final: true})) // a retry: deduplicated
+	require.NoError(t, s.Append(ctx, b, streamstore.Event{Seq: 1, Data: []byte("b1;")}))
+	require.NoError(t, s.Append(ctx, odd, streamstore.Event{Seq: 1, Data: []byte("o1;")}))
+	f := func(key streamstore.Key, after uint64, want string, wantFound bool) {
 		t.Helper()
 		got, found := replay(t, other, key, after)
 		require.Equal(t, wantFound, found)
@@ -67,12 +68,12 @@ func TestStore(t *testing.T) {
 	f(a, 3, "", true)
 	f(b, 0, "b1;", true)
 	f(odd, 0, "o1;", true)
-	f(mcp.StreamKey{Session: "r1.AAAA", Stream: 1}, 0, "", false)
+	f(streamstore.Key{Session: "r1.AAAA", Stream: 1}, 0, "", false)
 
 	// MaxEvents: the oldest go.
-	c := mcp.StreamKey{Session: "r2.CCCC", Stream: 7}
+	c := streamstore.Key{Session: "r2.CCCC", Stream: 7}
 	for i := 1; i <= 8; i++ {
-		require.NoError(t, s.Append(ctx, c, mcp.Event{Seq: uint64(i), Data: []byte{'0' + byte(i)}}))
+		require.NoError(t, s.Append(ctx, c, streamstore.Event{Seq: uint64(i), Data: []byte{'0' + byte(i)}}))
 	}
 	f(c, 0, "45678", true)
 
@@ -97,21 +98,21 @@ func TestStore(t *testing.T) {
 func TestStoreFollow(t *testing.T) {
 	url := natstest.Start(t)
 	s, other := newStore(t, url), newStore(t, url)
-	key := mcp.StreamKey{Session: "r1.FFFF", Stream: 3}
+	key := streamstore.Key{Session: "r1.FFFF", Stream: 3}
 	ctx := context.Background()
-	require.NoError(t, s.Append(ctx, key, mcp.Event{Seq: 1, Data: []byte("1")}))
-	require.NoError(t, s.Append(ctx, key, mcp.Event{Seq: 2, Data: []byte("2")}))
+	require.NoError(t, s.Append(ctx, key, streamstore.Event{Seq: 1, Data: []byte("1")}))
+	require.NoError(t, s.Append(ctx, key, streamstore.Event{Seq: 2, Data: []byte("2")}))
 	got := make(chan string, 10)
 	done := make(chan error, 1)
 	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	go func() {
-		done <- other.Follow(fctx, key, 1, func(ev mcp.Event) error { got <- string(ev.Data); return nil })
+		done <- other.Follow(fctx, key, 1, func(ev streamstore.Event) error { got <- string(ev.Data); return nil })
 	}()
 	require.Equal(t, "2", <-got)
-	require.NoError(t, s.Append(ctx, key, mcp.Event{Seq: 3, Data: []byte("3")})) // live, from the other replica
+	require.NoError(t, s.Append(ctx, key, streamstore.Event{Seq: 3, Data: []byte("3")})) // live, from the other replica
 	require.Equal(t, "3", <-got)
-	require.NoError(t, s.Append(ctx, key, mcp.Event{Seq: 4, Data: []byte("4"), Final: true}))
+	require.NoError(t, s.Append(ctx, key, streamstore.Event{Seq: 4, Data: []byte("4"), Final: true}))
 	require.Equal(t, "4", <-got)
 	require.NoError(t, <-done) // the final event ends it
 	require.Empty(t, got)
@@ -119,8 +120,8 @@ func TestStoreFollow(t *testing.T) {
 	// A follow with nothing coming ends with its context.
 	short, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel2()
-	require.ErrorIs(t, other.Follow(short, mcp.StreamKey{Session: "r1.FFFF", Stream: 9}, 0,
-		func(mcp.Event) error { return nil }), context.DeadlineExceeded)
+	require.ErrorIs(t, other.Follow(short, streamstore.Key{Session: "r1.FFFF", Stream: 9}, 0,
+		func(streamstore.Event) error { return nil }), context.DeadlineExceeded)
 }
 
 // replica is one MCP endpoint on loopback whose events and sessions are

@@ -1,9 +1,10 @@
-// Package natsstore is an mcp.EventStore on NATS JetStream, shared by the
-// replicas of an MCP server: the events of every resumable stream are
-// messages of one JetStream stream, and each session's state is a key of
-// one JetStream key-value bucket. With it, any replica can adopt a session
-// another one opened, resume its streams and follow the events the other
-// replica goes on appending (mcp.SessionStore, mcp.StreamFollower).
+// Package natsstore is a streamstore.Store on NATS JetStream, shared by the
+// replicas of a server (MCP's Streamable HTTP endpoint, an A2A agent): the
+// events of every resumable stream are messages of one JetStream stream,
+// and each session's state is a key of one JetStream key-value bucket.
+// With it, any replica can adopt a session another one opened, resume its
+// streams and follow the events the other replica goes on appending
+// (streamstore.SessionStore, streamstore.Follower).
 //
 // Layout (PREFIX is Options.Prefix):
 //
@@ -31,7 +32,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -78,9 +79,9 @@ type Store struct {
 }
 
 var (
-	_ mcp.EventStore     = (*Store)(nil)
-	_ mcp.SessionStore   = (*Store)(nil)
-	_ mcp.StreamFollower = (*Store)(nil)
+	_ streamstore.Store        = (*Store)(nil)
+	_ streamstore.SessionStore = (*Store)(nil)
+	_ streamstore.Follower     = (*Store)(nil)
 )
 
 // Connect connects to the NATS servers of url (comma-separated, as
@@ -187,7 +188,7 @@ func token(session string) string {
 	return strings.Replace(session, ".", "=", 1)
 }
 
-func (s *Store) subject(key mcp.StreamKey) string {
+func (s *Store) subject(key streamstore.Key) string {
 	return s.prefix + ".ev." + token(key.Session) + "." + strconv.FormatUint(key.Stream, 16)
 }
 
@@ -201,7 +202,7 @@ func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Append publishes ev and waits for JetStream to store it.
-func (s *Store) Append(ctx context.Context, key mcp.StreamKey, ev mcp.Event) error {
+func (s *Store) Append(ctx context.Context, key streamstore.Key, ev streamstore.Event) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	seq := strconv.FormatUint(ev.Seq, 10)
@@ -214,15 +215,15 @@ func (s *Store) Append(ctx context.Context, key mcp.StreamKey, ev mcp.Event) err
 }
 
 // event reads a stored message.
-func event(m jetstream.Msg) (mcp.Event, bool) {
+func event(m jetstream.Msg) (streamstore.Event, bool) {
 	seq, err := strconv.ParseUint(m.Headers().Get(hdrSeq), 10, 64)
-	return mcp.Event{Seq: seq, Data: m.Data(), Final: m.Headers().Get(hdrFinal) != ""}, err == nil
+	return streamstore.Event{Seq: seq, Data: m.Data(), Final: m.Headers().Get(hdrFinal) != ""}, err == nil
 }
 
 // Replay yields the stored events of the stream after after: it reads
 // the stream's subject from its first message to the last one stored when
 // Replay began.
-func (s *Store) Replay(ctx context.Context, key mcp.StreamKey, after uint64, yield func(ev mcp.Event) error) (bool, error) {
+func (s *Store) Replay(ctx context.Context, key streamstore.Key, after uint64, yield func(ev streamstore.Event) error) (bool, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	subj := s.subject(key)
@@ -251,7 +252,7 @@ func (s *Store) Replay(ctx context.Context, key mcp.StreamKey, after uint64, yie
 
 // Follow yields the events of the stream after after, stored and live,
 // until the final one.
-func (s *Store) Follow(ctx context.Context, key mcp.StreamKey, after uint64, yield func(ev mcp.Event) error) error {
+func (s *Store) Follow(ctx context.Context, key streamstore.Key, after uint64, yield func(ev streamstore.Event) error) error {
 	return s.read(ctx, s.subject(key), func(m jetstream.Msg) (bool, error) {
 		ev, ok := event(m)
 		if !ok || ev.Seq <= after {

@@ -1,7 +1,8 @@
 // Package natstest runs a real NATS server with JetStream inside a test
 // process (nats-server/v2, embedded), on a free loopback port, so that the
 // tests of natsstore and of replicas sharing it need nothing installed.
-// Only tests import it.
+// Only tests import it (it is internal: a program that links a store
+// never links nats-server).
 package natstest
 
 import (
