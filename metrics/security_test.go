@@ -9,6 +9,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/metrics"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -26,7 +27,7 @@ func TestRejectionsSecurity(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEngine(t, &dispatch.Options{Observer: m})
-	opts := &netserver.Options{Observer: m, Logger: discard, Auth: tokens, RateLimit: 1, RateBurst: 2}
+	opts := &netserver.Options{Guard: guard.New(&guard.Options{Auth: tokens, RateLimit: 1, RateBurst: 2}), Observer: m, Logger: discard}
 	addr := serveHTTP(t, e, opts)
 	c := startTCP(t, e, opts).(*streamClient)
 	defer c.close()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -18,7 +19,7 @@ import (
 // (ServeStdio over an in-memory stream: rpc.authenticate, then n calls).
 func TestAuthAllocsPerCall(t *testing.T) {
 	n := allocCalls
-	opts := &Options{Auth: testAuth(t), RateLimit: 1e9, RateBurst: 1e9}
+	opts := &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t), RateLimit: 1e9, RateBurst: 1e9})}
 	s := newServer(t, opts, authSetup(t)...)
 	defer s.Shutdown(context.Background())
 	stream := frame.AppendFrame(nil, frame.NDJSON, []byte(authCall(aliceToken)))
@@ -54,13 +55,14 @@ func TestAuthAllocsPerCall(t *testing.T) {
 // token again costs no allocation per request (authentication reused, rate
 // limit, rules).
 func TestAuthHTTPAllocs(t *testing.T) {
-	opts := &Options{Auth: testAuth(t), RateLimit: 1e9, RateBurst: 1e9, Logger: quiet}
+	opts := &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t), RateLimit: 1e9, RateBurst: 1e9}), Logger: quiet}
 	s := NewHTTP(newEngine(t, authSetup(t)...), opts)
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
 	hc := &httpConn{Conn: a, set: &s.conns, lim: &s.lim}
 	hc.ctx = withOrigin(s.ctx, s.e, HTTP, a.RemoteAddr())
+	hc.admitConn()
 	var ctx fasthttp.RequestCtx
 	ctx.Init2(hc, nil, false)
 	f := func(name, body string, status int, want string) {

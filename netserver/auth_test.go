@@ -25,6 +25,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -110,7 +111,7 @@ func checkDeniedBatch(t testing.TB, out []byte) {
 }
 
 func TestAuthTCP(t *testing.T) {
-	ts := startServer(t, &Options{Auth: testAuth(t)}, authSetup(t)...)
+	ts := startServer(t, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
 	for _, kind := range framings {
 		t.Run(kind.String(), func(t *testing.T) {
 			c := ts.dial(t, kind)
@@ -155,14 +156,14 @@ func TestAuthTCP(t *testing.T) {
 
 func TestAuthStdio(t *testing.T) {
 	t.Run("ok", func(t *testing.T) {
-		_, c := startStdio(t, &Options{Auth: testAuth(t)}, frame.Header, authSetup(t)...)
+		_, c := startStdio(t, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, frame.Header, authSetup(t)...)
 		expectResult(t, c.call(authCall(aliceToken)), "1", `{"name":"alice","scheme":"bearer"}`)
 		expectResult(t, c.call(callWhoami), "2", `"alice/bearer"`)
 		checkDeniedBatch(t, c.call(deniedBatch))
 	})
 	t.Run("refused", func(t *testing.T) {
 		checkGoroutines(t)
-		s := newServer(t, &Options{Auth: testAuth(t)}, authSetup(t)...)
+		s := newServer(t, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
 		in := strings.NewReader(string(frame.AppendFrame(nil, frame.NDJSON, []byte(callWhoami))))
 		var out bytes.Buffer
 		if err := s.ServeStdio(in, &out); !errors.Is(err, ErrUnauthenticated) {
@@ -233,7 +234,7 @@ func TestAuthHTTP(t *testing.T) {
 			name = "net-http"
 		}
 		t.Run(name, func(t *testing.T) {
-			url := startHTTPAuth(t, std, &Options{Auth: testAuth(t)}, authSetup(t)...)
+			url := startHTTPAuth(t, std, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
 			f := func(what, authz string, wantStatus int, want string) {
 				t.Helper()
 				var h []string
@@ -277,7 +278,7 @@ func TestAuthHTTP(t *testing.T) {
 // TestAuthHTTPKeepAlive: one connection, requests with changing tokens;
 // each gets its own identity (the connection's cache is per token).
 func TestAuthHTTPKeepAlive(t *testing.T) {
-	url := startHTTPAuth(t, false, &Options{Auth: testAuth(t)}, authSetup(t)...)
+	url := startHTTPAuth(t, false, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
 	nc, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), testTimeout)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +314,7 @@ func TestAuthHTTPKeepAlive(t *testing.T) {
 }
 
 func TestAuthWS(t *testing.T) {
-	_, url := startWS(t, &Options{Auth: testAuth(t)}, authSetup(t)...)
+	_, url := startWS(t, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
 	dial := func(header http.Header) (*websocket.Conn, *http.Response, error) {
 		d := websocket.Dialer{HandshakeTimeout: testTimeout}
 		c, resp, err := d.Dial(url, header)
@@ -361,7 +362,7 @@ func TestAuthWS(t *testing.T) {
 
 func TestAuthSSE(t *testing.T) {
 	for _, std := range []bool{false, true} {
-		url := startHTTPAuth(t, std, &Options{Auth: testAuth(t)}, authSetup(t)...)
+		url := startHTTPAuth(t, std, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
 		resp, body := httpDo(t, url, deniedBatch, "Accept", "text/event-stream", "Authorization", "Bearer "+aliceToken)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 			t.Errorf("std %v: %d %s", std, resp.StatusCode, body)
@@ -383,7 +384,7 @@ func TestAuthSSE(t *testing.T) {
 func TestAuthDocuments(t *testing.T) {
 	for _, std := range []bool{false, true} {
 		docs := map[string]func() ([]byte, error){"/doc.json": func() ([]byte, error) { return []byte(`{}`), nil }}
-		url := startHTTPAuth(t, std, &Options{Auth: testAuth(t), Documents: docs})
+		url := startHTTPAuth(t, std, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)}), Documents: docs})
 		if resp, _ := httpDo(t, url+"/doc.json", ""); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("std %v: GET /doc.json without a token: %d", std, resp.StatusCode)
 		}
@@ -406,7 +407,7 @@ func TestAuthRoutes(t *testing.T) {
 		}
 		ctx.SetBodyString(name)
 	}}
-	url := startHTTPAuth(t, false, &Options{Auth: testAuth(t), Routes: routes})
+	url := startHTTPAuth(t, false, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)}), Routes: routes})
 	if resp, body := httpDo(t, url+"/mcp", wsSubtract); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("POST /mcp without a token: %d %s", resp.StatusCode, body)
 	}

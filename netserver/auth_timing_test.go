@@ -6,12 +6,12 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -26,9 +26,13 @@ func BenchmarkGate(b *testing.B) {
 	}
 	variants := []variant{
 		{"plain", func() *Options { return &Options{} }},
-		{"auth", func() *Options { return &Options{Auth: testAuth(b)} }},
-		{"rate", func() *Options { return &Options{RateLimit: 1e12, RateBurst: 1 << 30} }},
-		{"auth+rate", func() *Options { return &Options{Auth: testAuth(b), RateLimit: 1e12, RateBurst: 1 << 30} }},
+		{"auth", func() *Options { return &Options{Guard: guard.New(&guard.Options{Auth: testAuth(b)})} }},
+		{"rate", func() *Options {
+			return &Options{Guard: guard.New(&guard.Options{RateLimit: 1e12, RateBurst: 1 << 30})}
+		}},
+		{"auth+rate", func() *Options {
+			return &Options{Guard: guard.New(&guard.Options{Auth: testAuth(b), RateLimit: 1e12, RateBurst: 1 << 30})}
+		}},
 	}
 	const calls = 1000
 	for _, v := range variants {
@@ -37,7 +41,7 @@ func BenchmarkGate(b *testing.B) {
 			s := newServer(b, opts, authSetup(b)...)
 			defer s.Shutdown(context.Background())
 			var stream []byte
-			if opts.Auth != nil {
+			if opts.Guard != nil && opts.Guard.Authenticates() {
 				stream = frame.AppendFrame(stream, frame.NDJSON, []byte(authCall(aliceToken)))
 			}
 			for i := range calls {
@@ -56,7 +60,7 @@ func BenchmarkGate(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
 		})
 	}
-	variants = append(variants, variant{"auth-jwt-each-request", func() *Options { return &Options{Auth: testAuth(b)} }})
+	variants = append(variants, variant{"auth-jwt-each-request", func() *Options { return &Options{Guard: guard.New(&guard.Options{Auth: testAuth(b)})} }})
 	for _, v := range variants {
 		b.Run("http/"+v.name, func(b *testing.B) {
 			opts := v.opts()
@@ -67,12 +71,13 @@ func BenchmarkGate(b *testing.B) {
 			defer c.Close()
 			hc := &httpConn{Conn: a, set: &s.conns, lim: &s.lim}
 			hc.ctx = withOrigin(s.ctx, s.e, HTTP, a.RemoteAddr())
+			hc.admitConn()
 			var ctx fasthttp.RequestCtx
 			ctx.Init2(hc, nil, false)
 			ctx.Request.Header.SetMethod(fasthttp.MethodPost)
 			ctx.Request.SetBodyString(`{"jsonrpc":"2.0","method":"whoami_inline","id":1}`)
 			jwts := v.name == "auth-jwt-each-request"
-			if opts.Auth != nil && !jwts {
+			if opts.Guard != nil && opts.Guard.Authenticates() && !jwts {
 				ctx.Request.Header.Set("Authorization", "Bearer "+aliceToken)
 			}
 			// A fresh JWT per request, as go-ethereum's client sends: signed
@@ -88,7 +93,7 @@ func BenchmarkGate(b *testing.B) {
 			for i := range b.N {
 				if jwts {
 					ctx.Request.Header.Set("Authorization", tokens[i%len(tokens)])
-					hc.auth.id = nil // a new token each time: no reuse
+					hc.guard = guard.ConnState{Context: hc.ctx, Remote: a.RemoteAddr()} // a new token each time: no reuse
 				}
 				s.Handler(&ctx)
 				if ctx.Response.StatusCode() != 200 {
@@ -100,62 +105,11 @@ func BenchmarkGate(b *testing.B) {
 	}
 }
 
-// BenchmarkGateParts times the pieces of the gate on their own, which a
-// loaded machine measures more steadily than whole requests: what a
-// message's calls are counted with, a bucket's take (with its clock read),
-// an HTTP request's reuse of its connection's identity, and one inline
-// call through the engine with and without the rules.
+// BenchmarkGateParts times one inline call through the engine with and
+// without the rules (package guard's BenchmarkGuardParts times the guard's
+// own pieces).
 func BenchmarkGateParts(b *testing.B) {
 	call := []byte(`{"jsonrpc":"2.0","method":"whoami_inline","params":[1,2],"id":1}`)
-	batch := []byte(`[` + strings.Repeat(string(call)+",", 9) + string(call) + `]`)
-	b.Run("countCalls/call", func(b *testing.B) {
-		for range b.N {
-			countCalls(call)
-		}
-	})
-	b.Run("countCalls/batch10", func(b *testing.B) {
-		for range b.N {
-			countCalls(batch)
-		}
-	})
-	b.Run("bucket/allow", func(b *testing.B) {
-		cs := newClients(&Options{RateLimit: 1e12, RateBurst: 1 << 30})
-		bk := cs.get(clientKey{name: "a"}, time.Now())
-		b.ReportAllocs()
-		for range b.N {
-			bk.allow(time.Now(), 1)
-		}
-	})
-	b.Run("http/identity-reused", func(b *testing.B) {
-		s := NewHTTP(newEngine(b), &Options{Auth: testAuth(b), Logger: quiet})
-		a, c := net.Pipe()
-		defer a.Close()
-		defer c.Close()
-		hc := &httpConn{Conn: a, set: &s.conns, lim: &s.lim}
-		hc.ctx = withOrigin(s.ctx, s.e, HTTP, a.RemoteAddr())
-		var ctx fasthttp.RequestCtx
-		ctx.Init2(hc, nil, false)
-		ctx.Request.Header.Set("Authorization", "Bearer "+aliceToken)
-		b.ReportAllocs()
-		for range b.N {
-			if _, ok := s.authenticateFast(&ctx, hc, &hc.auth); !ok {
-				b.Fatal("refused")
-			}
-		}
-	})
-	b.Run("http/token-checked", func(b *testing.B) { // the first request of a connection
-		s := NewHTTP(newEngine(b), &Options{Auth: testAuth(b), Logger: quiet})
-		var ctx fasthttp.RequestCtx
-		ctx.Request.Header.Set("Authorization", "Bearer "+aliceToken)
-		st := new(httpAuth)
-		b.ReportAllocs()
-		for range b.N {
-			st.id = nil
-			if _, ok := s.authenticateFast(&ctx, nil, st); !ok {
-				b.Fatal("refused")
-			}
-		}
-	})
 	for _, rules := range []bool{false, true} {
 		name := "engine/inline-call"
 		setup := []engineSetup{whoami("whoami_inline", true)}

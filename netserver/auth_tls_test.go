@@ -12,6 +12,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/testcert"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 // TestAuthMTLS: a verified client certificate is the identity on every
@@ -23,7 +24,7 @@ func TestAuthMTLS(t *testing.T) {
 		ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: certs.Pool}
 	withCert := &tls.Config{RootCAs: certs.Pool, Certificates: []tls.Certificate{certs.Client.Cert}}
 	noCert := &tls.Config{RootCAs: certs.Pool}
-	opts := &Options{Auth: testAuth(t), TLS: serverTLS}
+	opts := &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)}), TLS: serverTLS}
 
 	t.Run("tcp", func(t *testing.T) {
 		ts := startServer(t, opts, authSetup(t)...)

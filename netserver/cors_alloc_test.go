@@ -9,6 +9,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -20,9 +21,9 @@ func TestCORSAllocs(t *testing.T) {
 	if err := demo.Register(e); err != nil {
 		t.Fatal(err)
 	}
-	origins, _ := netserver.ParseOriginPolicy("http://a.example,http://app.example:8080")
-	hosts, _ := netserver.ParseHostPolicy("rpc.example")
-	s := netserver.NewHTTP(e, &netserver.Options{Origins: origins, Hosts: hosts})
+	origins, _ := guard.ParseOriginPolicy("http://a.example,http://app.example:8080")
+	hosts, _ := guard.ParseHostPolicy("rpc.example")
+	s := netserver.NewHTTP(e, &netserver.Options{Guard: guard.New(&guard.Options{Origins: origins, Hosts: hosts})})
 	f := func(name, method, host, origin, body string, status int, cors bool) {
 		t.Helper()
 		var ctx fasthttp.RequestCtx

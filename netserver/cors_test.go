@@ -13,6 +13,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 // corsServers starts both HTTP servers with the Host and Origin policies
@@ -72,11 +73,11 @@ const countCall = `{"jsonrpc":"2.0","method":"count","id":1}`
 // (errors too), 403 before anything runs for a foreign one, nothing for a
 // request without Origin; on both HTTP servers.
 func TestCORS(t *testing.T) {
-	origins, err := netserver.ParseOriginPolicy("http://app.example,https://dapp.example:8443")
+	origins, err := guard.ParseOriginPolicy("http://app.example,https://dapp.example:8443")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts, _ := netserver.ParseHostPolicy("rpc.example")
+	hosts, _ := guard.ParseHostPolicy("rpc.example")
 	docs := map[string]func() ([]byte, error){"/openrpc.json": func() ([]byte, error) { return []byte(`{}`), nil }}
 	var refusedHost, refusedOrigin atomic.Int64
 	obs := netserver.ObserverFunc(func(tr netserver.Transport, ev netserver.ConnEvent) {
@@ -87,8 +88,8 @@ func TestCORS(t *testing.T) {
 			refusedOrigin.Add(1)
 		}
 	})
-	bases, runs := corsServers(t, &netserver.Options{Origins: origins, Hosts: hosts, Documents: docs, MaxMessage: 100,
-		Observer: obs})
+	bases, runs := corsServers(t, &netserver.Options{Guard: guard.New(&guard.Options{Origins: origins, Hosts: hosts}),
+		Documents: docs, MaxMessage: 100, Observer: obs})
 	for _, base := range bases {
 		allowed := map[string]string{"Origin": "http://app.example"}
 		f := func(c corsCase, status int, cors bool) {
@@ -187,8 +188,8 @@ func TestCORS(t *testing.T) {
 // TestCORSAny: "*" allows every origin (still echoed, never credentials),
 // and no Hosts policy means no Host check.
 func TestCORSAny(t *testing.T) {
-	any, _ := netserver.ParseOriginPolicy("*")
-	bases, _ := corsServers(t, &netserver.Options{Origins: any})
+	any, _ := guard.ParseOriginPolicy("*")
+	bases, _ := corsServers(t, &netserver.Options{Guard: guard.New(&guard.Options{Origins: any})})
 	for _, base := range bases {
 		resp, _ := corsCase{method: "POST", path: "/", body: countCall,
 			header: map[string]string{"Origin": "http://anything.example", "Host": "whatever.example"}}.do(t, base)

@@ -7,6 +7,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -20,10 +21,10 @@ func BenchmarkCORS(b *testing.B) {
 	if err := demo.Register(e); err != nil {
 		b.Fatal(err)
 	}
-	origins, _ := netserver.ParseOriginPolicy("http://a.example,http://app.example:8080")
-	hosts, _ := netserver.ParseHostPolicy("rpc.example")
+	origins, _ := guard.ParseOriginPolicy("http://a.example,http://app.example:8080")
+	hosts, _ := guard.ParseHostPolicy("rpc.example")
 	plain := netserver.NewHTTP(e, nil)
-	checked := netserver.NewHTTP(e, &netserver.Options{Origins: origins, Hosts: hosts})
+	checked := netserver.NewHTTP(e, &netserver.Options{Guard: guard.New(&guard.Options{Origins: origins, Hosts: hosts})})
 	run := func(name string, s *netserver.HTTPServer, method, origin string, status int) {
 		b.Run(name, func(b *testing.B) {
 			var ctx fasthttp.RequestCtx

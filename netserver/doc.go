@@ -81,18 +81,11 @@
 // # WebSocket
 //
 // A GET /ws carrying the upgrade headers is upgraded once its Origin
-// passes Options.Origins (no Origin, the server's own host, or a listed
-// origin; else 403) and, with Options.Auth, its credential (else 401); the
+// passes the guard's Origin policy (no Origin, the server's own host, or a
+// listed origin; else 403) and, with its Auth, its credential (else 401); the
 // connection keeps the identity of its upgrade. A GET /ws without the
 // upgrade headers gets 405 like every non-POST request. HTTPHandler (the
 // net/http adapter) does not serve WebSocket: it answers 405 to GET /ws too.
-//
-// # Authentication and per-client limits
-//
-// Options.Auth, Origins, RateLimit and MaxConnsPerIP: see auth.go for where
-// each transport takes the identity from (the request's headers over HTTP,
-// the upgrade for WebSocket, the TLS client certificate or the first call,
-// AuthMethod, on TCP and stdio) and limit.go for the buckets.
 //
 // Messages: a text or binary message is one JSON-RPC message or batch;
 // every response, notification and call to the client is one text message.
@@ -123,6 +116,16 @@
 // sends close 1001 (going away), waits at most a second for the client's
 // close frame and closes the connection. HTTPServer.Shutdown waits for
 // WebSocket connections like for HTTP requests.
+//
+// # Authentication and per-client limits
+//
+// Options.Guard (package guard) decides who may use a server and how much:
+// authentication, the Origin policy and CORS, the Host check, a rate per
+// client and connections per address. Its doc says where each transport
+// takes the identity from (the request's headers over HTTP, the upgrade for
+// WebSocket, the TLS client certificate or the first call,
+// guard.AuthMethod, on TCP and stdio). auth.go and http_guard.go plug it
+// into the connections and the HTTP servers.
 //
 // # TLS
 //

@@ -1,9 +1,12 @@
 package netserver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 
 	"github.com/jetrpc/jetrpc/bench/demo"
@@ -34,4 +37,44 @@ func ExampleServer_ServeStdio() {
 	// Output:
 	// {"jsonrpc":"2.0","id":1,"result":19}
 	// {"jsonrpc":"2.0","id":"b","result":["hello",5]}
+}
+
+// ExampleServer_Serve serves TCP on a loopback listener and calls it over
+// a plain connection, one newline-delimited message at a time (the framing
+// is detected from the first byte).
+func ExampleServer_Serve() {
+	e := dispatch.New(nil)
+	defer e.Close()
+	if err := demo.Register(e); err != nil {
+		panic(err)
+	}
+	s := netserver.New(e, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go s.Serve(ln) // returns ErrServerClosed after Shutdown
+	defer s.Shutdown(context.Background())
+
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	call := func(msg string) {
+		if _, err := io.WriteString(c, msg+"\n"); err != nil {
+			panic(err)
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			panic(err)
+		}
+		fmt.Print(line)
+	}
+	call(`{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":1}`)
+	call(`[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"a"},{"jsonrpc":"2.0","method":"notify_hello"}]`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":19}
+	// [{"jsonrpc":"2.0","id":"a","result":7}]
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -56,7 +57,6 @@ type HTTPServer struct {
 	ws     connSet // open WebSocket connections (see ws.go)
 	lim    limits
 	mounts mounts        // Options.Mounts (mounts.go)
-	guard  guard         // Options.Hosts and Origins (cors.go)
 	ping   time.Duration // WebSocket keep-alive
 	health healthPaths
 	drain  time.Duration                      // Options.DrainDelay
@@ -69,12 +69,11 @@ type HTTPServer struct {
 // NewHTTP returns an HTTPServer for e configured by opts (nil means the
 // defaults). Of Options it uses:
 //
-//   - the limits MaxMessage, MaxConns (concurrent connections),
-//     MaxConnsPerIP, RateLimit, RateBurst, MaxClients and Clients (shared
-//     with other servers);
+//   - the limits MaxMessage and MaxConns (concurrent connections);
 //   - the timeouts ReadTimeout, IdleTimeout and WriteTimeout, and
 //     MaxInFlight and MaxPending for WebSocket connections;
-//   - who is served: Auth, Origins, Hosts and TLS;
+//   - who is served: Guard (authentication, Origin, Host, per-client
+//     limits) and TLS;
 //   - Health, HealthPath, ReadyPath and DrainDelay;
 //   - what else it serves: Routes (endpoints of their own, such as MCP's),
 //     Mounts (GET handlers under a prefix, such as the web console) and
@@ -95,7 +94,6 @@ func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	s.srv.ErrorHandler = s.errorHandler
 	s.srv.ExpectHandler = s.expect
 	s.mounts = opts.mounts()
-	s.guard = opts.guard()
 	return s
 }
 
@@ -164,13 +162,13 @@ func (s *HTTPServer) isClosed() bool {
 // one's own; that server's MaxRequestBodySize bounds what fasthttp reads, and
 // Handler answers 413 to a body over Options.MaxMessage.
 func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
-	origin, ok := s.guard.admitFast(ctx) // Host, Origin, CORS preflight (cors.go)
+	origin, ok := s.browser(ctx) // Host, Origin, CORS preflight (http_guard.go)
 	if !ok {
 		return
 	}
-	defer s.guard.finishFast(ctx, origin)
+	defer guard.FinishBrowser(ctx, origin)
 	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
-		if s.admitRoute(ctx) { // Auth, RateLimit (auth.go)
+		if s.admitRoute(ctx) { // Auth, RateLimit (http_guard.go)
 			h(ctx)
 		}
 		return
@@ -185,7 +183,7 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 		tooLarge(ctx)
 		return
 	}
-	if !s.admitPost(ctx, body) { // Origin, Auth, RateLimit (auth.go)
+	if !s.admitPost(ctx, body) { // Auth, RateLimit (http_guard.go)
 		return
 	}
 	if !s.health.h.Ready() { // draining: let keep-alive clients go elsewhere
@@ -266,7 +264,7 @@ func (s *HTTPServer) expect(ctx *fasthttp.RequestCtx) int {
 // limit gets 413; the connection then drains what the client still sends
 // before closing, so that the client can read the 413 (see httpConn).
 func (s *HTTPServer) errorHandler(ctx *fasthttp.RequestCtx, err error) {
-	defer s.guard.finishRefused(ctx) // CORS headers for an allowed origin (cors.go)
+	defer s.lim.sec.FinishRefused(ctx) // CORS headers for an allowed origin
 	if !errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		defaultErrorHandler(ctx, err)
 		return

@@ -1,8 +1,11 @@
 package netserver_test
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 
@@ -37,4 +40,38 @@ func ExampleHTTPHandler() {
 	// 200 {"jsonrpc":"2.0","id":1,"result":19}
 	// 204
 	// 200 {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}
+}
+
+// NewHTTP serves JSON-RPC over HTTP with fasthttp (and WebSocket at /ws,
+// the health endpoints at /healthz and /readyz) on a listener of its own.
+func ExampleNewHTTP() {
+	e := dispatch.New(nil)
+	defer e.Close()
+	if err := demo.Register(e); err != nil {
+		panic(err)
+	}
+	s := netserver.NewHTTP(e, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go s.Serve(ln)
+	defer s.Shutdown(context.Background())
+
+	url := "http://" + ln.Addr().String()
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"get_data","id":1}`))
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, string(body))
+	if resp, err = http.Get(url + "/readyz"); err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode)
+	// Output:
+	// 200 {"jsonrpc":"2.0","id":1,"result":["hello",5]}
+	// 200
 }

@@ -3,10 +3,11 @@ package netserver
 import (
 	"context"
 	"net"
-	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 // A server that refuses a body over the limit answers 413 and closes the
@@ -35,8 +36,8 @@ func (l httpListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
-	c.admitConn()
 	c.ctx = withTLS(withOrigin(l.s.ctx, l.s.e, HTTP, nc.RemoteAddr()), nc)
+	c.admitConn() // MaxConnsPerIP (http_guard.go)
 	l.conns.add(c)
 	c.lim.observe(HTTP, ConnOpened)
 	return asHTTPS(c), nil
@@ -82,10 +83,7 @@ type httpConn struct {
 	linger atomic.Bool
 	closed atomic.Bool
 
-	// Options.Auth, MaxConnsPerIP and RateLimit (auth.go)
-	auth      httpAuth
-	ip        netip.Addr // the client's address (limit.go), counted for MaxConnsPerIP unless overLimit
-	overLimit bool       // over MaxConnsPerIP: its requests get 429
+	guard guard.ConnState // Options.Guard's state of the connection (http_guard.go)
 }
 
 // lingerOnClose makes Close drain the input first.
@@ -96,7 +94,7 @@ func (c *httpConn) Close() error {
 	c.set.remove(c)
 	if !c.closed.Swap(true) {
 		c.lim.observe(HTTP, ConnClosed)
-		c.closeClient()
+		c.lim.sec.CloseHTTP(&c.guard)
 	}
 	if c.linger.Swap(false) {
 		c.drain()

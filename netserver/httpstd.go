@@ -26,7 +26,7 @@ import (
 // server decides so).
 func HTTPHandler(e *dispatch.Engine, opts *Options) http.Handler {
 	return &stdHandler{e: e, max: int64(opts.maxMessage()), lim: newLimits(opts), health: newHealthPaths(opts, opts.health()),
-		docs: opts.documents(), mounts: opts.mounts(), guard: opts.guard()}
+		docs: opts.documents(), mounts: opts.mounts()}
 }
 
 // stdHandler is the net/http adapter.
@@ -37,7 +37,6 @@ type stdHandler struct {
 	health  healthPaths
 	docs    documents // Options.Documents (documents.go)
 	mounts  mounts    // Options.Mounts (mounts.go)
-	guard   guard     // Options.Hosts and Origins (cors.go)
 	in, out pool.Buffers
 }
 
@@ -53,7 +52,7 @@ func wantsEventStream(h http.Header) bool {
 }
 
 func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.guard.admitStd(w, r) { // Host, Origin, CORS (cors.go)
+	if !h.admitStd(w, r) { // Host, Origin, CORS (http_guard.go)
 		return
 	}
 	var ok bool
@@ -66,7 +65,7 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.readBody(w, r, in) {
 		return
 	}
-	if r, ok = h.admit(w, r, in.B); !ok { // Origin, Auth, RateLimit (auth.go)
+	if r, ok = h.admit(w, r, in.B); !ok { // Auth, RateLimit (http_guard.go)
 		return
 	}
 	if !h.health.h.Ready() { // draining: let keep-alive clients go elsewhere

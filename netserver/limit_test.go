@@ -3,7 +3,6 @@ package netserver
 import (
 	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,84 +11,12 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
-
-func TestCountCalls(t *testing.T) {
-	f := func(msg string, want int) {
-		t.Helper()
-		if got := countCalls([]byte(msg)); got != want {
-			t.Errorf("countCalls(%s) = %d, want %d", msg, got, want)
-		}
-	}
-	f(wsSubtract, 1)
-	f(`{"jsonrpc":"2.0","method":"update"}`, 1)
-	f(`{"jsonrpc":"2.0","id":1,"result":2}`, 0) // a response to the server's call
-	f(` [`+wsSubtract+`,`+wsSubtract+`, {"jsonrpc":"2.0","method":"x"}]`, 3)
-	f(`[]`, 1)
-	f(`[1,[2,3],{"a":[4]}]`, 3)
-	f(`{"jsonrpc"`, 0)
-	f(``, 0)
-}
-
-func TestIPOf(t *testing.T) {
-	f := func(a net.Addr, want string) {
-		t.Helper()
-		if got := ipOf(a).String(); got != want {
-			t.Errorf("ipOf(%v) = %s, want %s", a, got, want)
-		}
-	}
-	f(&net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 1}, "192.0.2.7")
-	f(&net.TCPAddr{IP: net.ParseIP("::ffff:192.0.2.7"), Port: 1}, "192.0.2.7")
-	f(&net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:3:4:5:6"), Port: 1}, "2001:db8:1:2::")
-	f(stdAddr("[2001:db8:1:2::9]:80"), "2001:db8:1:2::")
-	f(stdAddr("198.51.100.1:5"), "198.51.100.1")
-	f(nil, "invalid IP")
-}
-
-// TestClientsBounded sprays the bucket table with 100,000 source
-// addresses (faked, as a remote address a transport would hand over):
-// it never holds more than MaxClients, the known clients keep their own
-// buckets, the spray shares the overflow one, and idle buckets expire.
-func TestClientsBounded(t *testing.T) {
-	cs := newClients(&Options{RateLimit: 10, RateBurst: 10, MaxClients: 100})
-	now := time.Unix(1_700_000_000, 0)
-	addr := func(i int) net.Addr {
-		return &net.TCPAddr{IP: netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).AsSlice(), Port: 1}
-	}
-	held := cs.get(keyOf(nil, addr(0)), now) // an open connection's
-	for i := 1; i <= 100_000; i++ {
-		b := cs.get(keyOf(nil, addr(i)), now)
-		b.allow(now, 1)
-		cs.put(b)
-		if n := cs.len(); n > 100 {
-			t.Fatalf("after %d addresses: %d buckets", i, n)
-		}
-	}
-	if b := cs.get(keyOf(nil, addr(0)), now); b != held {
-		t.Error("the held client lost its bucket")
-	} else {
-		cs.put(b)
-	}
-	if b := cs.get(keyOf(nil, addr(200_000)), now); b != cs.overflow {
-		t.Error("a new client during the spray did not get the overflow bucket")
-	}
-	// Idle long enough to be full again: the spray's buckets expire, the
-	// held one stays.
-	later := now.Add(2 * time.Second)
-	b := cs.get(keyOf(nil, addr(300_000)), later)
-	if b == cs.overflow {
-		t.Error("no room after the buckets expired")
-	}
-	cs.put(b)
-	if n := cs.len(); n != 2 {
-		t.Errorf("%d buckets after the sweep, want 2 (held and new)", n)
-	}
-	cs.put(held)
-}
 
 // rateAuth: alice and bob, 5 calls per second each, 5 at once.
 func rateOptions(t *testing.T) *Options {
-	return &Options{Auth: testAuth(t), RateLimit: 5, RateBurst: 5}
+	return &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t), RateLimit: 5, RateBurst: 5})}
 }
 
 // TestRateLimitTCP: alice floods and gets -32005 while bob, on another
@@ -203,7 +130,7 @@ func TestRateLimitWS(t *testing.T) {
 // TestMaxConnsPerIP: a third connection from one address is closed (TCP)
 // or answered 429 (HTTP), and one closing makes room.
 func TestMaxConnsPerIP(t *testing.T) {
-	ts := startServer(t, &Options{MaxConnsPerIP: 2})
+	ts := startServer(t, &Options{Guard: guard.New(&guard.Options{MaxConnsPerIP: 2})})
 	a, b := ts.dial(t, frame.NDJSON), ts.dial(t, frame.NDJSON)
 	expectResult(t, a.call(wsSubtract), "1", "19")
 	expectResult(t, b.call(wsSubtract), "1", "19")
@@ -215,7 +142,7 @@ func TestMaxConnsPerIP(t *testing.T) {
 	d := ts.dial(t, frame.NDJSON)
 	expectResult(t, d.call(wsSubtract), "1", "19")
 
-	_, wsURL := startWS(t, &Options{MaxConnsPerIP: 2})
+	_, wsURL := startWS(t, &Options{Guard: guard.New(&guard.Options{MaxConnsPerIP: 2})})
 	host := strings.TrimSuffix(strings.TrimPrefix(wsURL, "ws://"), "/ws")
 	var conns []net.Conn
 	for range 3 {
@@ -288,11 +215,10 @@ func TestRateLimitAuthFailuresTCP(t *testing.T) {
 	}
 }
 
-// TestClientsShared: two servers sharing one Clients count a client's
-// calls together: alice's burst spent over TCP is spent over HTTP too.
+// TestClientsShared: two servers sharing one Guard count a client's calls
+// together: alice's burst spent over TCP is spent over HTTP too.
 func TestClientsShared(t *testing.T) {
 	opts := rateOptions(t)
-	opts.Clients = NewClients(opts)
 	url := startHTTPAuth(t, false, opts, authSetup(t)...) // its goroutine check, run last, covers both servers
 	ts := serveOn(t, newServer(t, opts, authSetup(t)...))
 	c := ts.dial(t, frame.NDJSON)
@@ -303,7 +229,7 @@ func TestClientsShared(t *testing.T) {
 	if resp, body := httpDo(t, url, wsSubtract, "Authorization", "Bearer "+aliceToken); resp.StatusCode != http.StatusTooManyRequests {
 		t.Errorf("HTTP after the burst went over TCP: %d %s", resp.StatusCode, body)
 	}
-	if n := opts.Clients.Len(); n < 1 || n > 3 {
-		t.Errorf("Len = %d", n)
+	if n := opts.Guard.Clients(); n < 1 || n > 3 {
+		t.Errorf("Clients = %d", n)
 	}
 }

@@ -86,7 +86,7 @@ const (
 	// ConnMaxConnsPerIP: a connection was accepted over MaxConnsPerIP and
 	// closed (TCP) or answered 429 (HTTP).
 	ConnMaxConnsPerIP
-	// ConnUnauthorized: Options.Auth refused a client: an HTTP request
+	// ConnUnauthorized: the guard's Auth refused a client: an HTTP request
 	// (401), a WebSocket upgrade, a TCP or stdio connection (-32006, then
 	// closed).
 	ConnUnauthorized
@@ -96,7 +96,7 @@ const (
 	// (-32005 for its calls, or 429), once per message.
 	ConnRateLimited
 	// ConnHostRefused: an HTTP request's Host was refused (403, see
-	// Options.Hosts).
+	// guard.Options.Hosts).
 	ConnHostRefused
 	// NumConnEvents is the number of events, for arrays indexed by
 	// ConnEvent.
@@ -147,7 +147,7 @@ func (s *HTTPServer) requestContext(ctx *fasthttp.RequestCtx, t Transport, clone
 	if c, ok := httpConnOf(ctx.Conn()); ok {
 		parent, remote = c.ctx, c.RemoteAddr()
 	}
-	if a := s.identityContext(ctx); a != nil { // Options.Auth (auth.go)
+	if a := s.identityContext(ctx); a != nil { // the guard's Auth (http_guard.go)
 		parent = a
 	}
 	tp := ctx.Request.Header.PeekBytes(traceParentHeader)

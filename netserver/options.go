@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
 )
 
@@ -48,42 +48,13 @@ type Options struct {
 	// Nothing is ever written to stdout.
 	Logger *slog.Logger
 
-	// Auth authenticates the clients (nil: none, everyone is served): an
-	// HTTP request, WebSocket upgrade or event stream by its headers and
-	// TLS state (a refusal is 401 with WWW-Authenticate), a TCP or stdio
-	// connection by its TLS client certificate or its first call,
-	// rpc.authenticate (a refusal is -32006 and the connection closes; see
-	// AuthMethod). Handlers read the identity with auth.IdentityOf.
-	Auth auth.Authenticator
-	// Origins decides which browser origins may open a WebSocket or POST
-	// (an event stream too): see OriginPolicy; a refused origin gets 403.
-	// Nil: requests without an Origin header and those whose Origin is
-	// the request's own host only.
-	Origins *OriginPolicy
-	// RateLimit is how many calls per second one client may make (0: no
-	// limit), a client being its identity when authenticated, else its
-	// address (IPv4, or an IPv6 /64). A message costs its calls (a batch
-	// its members). Over the limit a message is answered -32005 "Limit
-	// exceeded" for each of its calls (TCP, stdio, WebSocket) or 429 with
-	// Retry-After (HTTP, SSE), and nothing in it runs.
-	RateLimit float64
-	// RateBurst is how many calls a client may make at once (default
-	// RateLimit rounded up). A batch larger than RateBurst is always
-	// refused.
-	RateBurst int
-	// MaxClients bounds the clients whose buckets are kept (default
-	// DefaultMaxClients); beyond it, new clients share one bucket until
-	// idle ones expire.
-	MaxClients int
-	// MaxConnsPerIP bounds the open connections from one address (IPv4, or
-	// an IPv6 /64; 0: unlimited): TCP connections over it are closed at
-	// once, HTTP ones answered 429 with Retry-After and closed.
-	MaxConnsPerIP int
-	// Clients, when set, is the table those limits count in (see
-	// NewClients, which takes them from its own options; the four fields
-	// above then do not apply): share one between servers. Nil: a table of
-	// the server's own.
-	Clients *Clients
+	// Guard decides who may use the server and how much: authentication,
+	// the Origin policy and CORS, the Host check and the per-client limits
+	// (see package guard). Share one between servers so that a client's
+	// calls and connections count across them. Nil: nobody is
+	// authenticated or limited, and browser origins other than the
+	// request's own host are refused.
+	Guard *guard.Guard
 
 	// HealthPath and ReadyPath are the health endpoints of the HTTP
 	// servers (HTTPServer and HTTPHandler): a GET or HEAD of HealthPath
@@ -126,12 +97,6 @@ type Options struct {
 	// jetrpc serve --ui mounts the web console (package ui) at /ui/. A POST
 	// to these paths is a JSON-RPC call.
 	Mounts map[string]http.Handler
-	// Hosts is the Host header check of the HTTP servers, against DNS
-	// rebinding (see HostPolicy): a Host it refuses gets 403 "invalid host
-	// specified" before anything is served. Nil: no check. An allowed
-	// browser Origin (Origins) also gets CORS headers on every response,
-	// and its preflights (OPTIONS) 204; see cors.go.
-	Hosts *HostPolicy
 
 	// Observer sees the connections opened and closed, by transport, and
 	// the ones refused or dropped (default none; see Observer, and package

@@ -94,11 +94,11 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // accept starts serving nc, or closes it when over MaxConns or shut down.
 func (s *Server) accept(nc net.Conn) {
-	ip := ipOf(nc.RemoteAddr())
-	if !s.lim.sec.clients.openConn(ip) { // MaxConnsPerIP (limit.go)
+	ip, ok := s.lim.sec.OpenConn(nc.RemoteAddr())
+	if !ok { // guard.Options.MaxConnsPerIP
 		s.lim.observe(TCP, ConnMaxConnsPerIP)
 		s.log.Warn("netserver: too many connections from one address; closing new one",
-			"remote", nc.RemoteAddr().String(), "max", s.lim.sec.clients.perIP)
+			"remote", nc.RemoteAddr().String(), "max", s.lim.sec.MaxConnsPerIP())
 		nc.Close()
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // os.Stdin and os.Stdout (LSP and MCP servers run this way), with the
 // framing of Options.Framing. It returns nil when r reaches EOF, after every
 // response has been written; ErrServerClosed after Shutdown;
-// ErrUnauthenticated when Options.Auth refused the client; otherwise the
+// ErrUnauthenticated when the guard's Auth refused the client; otherwise the
 // error that ended it (broken framing, io.ErrUnexpectedEOF, a read or write
 // error). Neither r nor w is closed on return.
 //
@@ -30,7 +30,7 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 		return nil
 	case errStopped:
 		return ErrServerClosed
-	case ErrUnauthenticated: // Options.Auth refused the client (auth.go)
+	case ErrUnauthenticated: // Options.Guard refused the client (auth.go)
 		return err
 	default:
 		if c.stopping.Load() {

@@ -58,9 +58,9 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 	if nc != nil {
 		via, remote = TCP, nc.RemoteAddr()
 	}
-	parent, binding := s.lim.sec.bind(withTLS(withOrigin(nil, s.e, via, remote), nc))
+	parent, binding := s.lim.sec.Bind(withTLS(withOrigin(nil, s.e, via, remote), nc))
 	c.core.init(&s.lim, s.e, parent, c, via, false)
-	c.gate = s.lim.sec.newGate(remote, binding, nil) // Options.Auth, RateLimit (auth.go)
+	c.gate = s.lim.sec.newGate(via, remote, binding, nil) // Options.Guard (auth.go)
 	var src io.Reader = r
 	if nc != nil {
 		src = &c.rd
@@ -81,7 +81,7 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 func (c *conn) release() {
 	c.srv.sweep.remove(c)
 	if c.counted {
-		c.srv.lim.sec.clients.closeConn(c.ip)
+		c.srv.lim.sec.CloseConn(c.ip)
 		c.counted = false
 	}
 	c.core.release()
@@ -121,7 +121,7 @@ var errPark = errors.New("netserver: parked")
 func (c *conn) serveTracked() error {
 	err := c.handshake() // TLS only, once (tls.go)
 	if err == nil {
-		c.authenticateConn() // Options.Auth, once (auth.go)
+		c.authenticateConn() // Options.Guard's Auth, once (auth.go)
 		err = c.readLoop(c)
 	}
 	if err == errPark {

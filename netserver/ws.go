@@ -34,7 +34,7 @@ const (
 var wsUpgrader = websocket.FastHTTPUpgrader{
 	ReadBufferSize:  wsLibBuf,
 	WriteBufferSize: wsLibBuf,
-	// serveWS checks the Origin first, with Options.Origins.
+	// Handler checks the Origin first, with Options.Guard.
 	CheckOrigin: func(*fasthttp.RequestCtx) bool { return true },
 }
 
@@ -46,13 +46,13 @@ func isWS(ctx *fasthttp.RequestCtx) bool {
 // serveWS upgrades the request; the connection is served on fasthttp's
 // hijack goroutine, which closes it when serve returns.
 func (s *HTTPServer) serveWS(ctx *fasthttp.RequestCtx) {
-	_, id, ok := s.admitFast(ctx, 0) // Origin, Auth (auth.go)
+	_, id, ok := s.admitFast(ctx, 0) // Auth (http_guard.go)
 	if !ok {
 		return
 	}
 	err := wsUpgrader.Upgrade(ctx, func(wc *websocket.Conn) {
 		c := newWSConn(s, wc.NetConn(), id)
-		c.gate = s.lim.sec.newGate(wc.NetConn().RemoteAddr(), nil, id)
+		c.gate = s.lim.sec.newGate(WS, wc.NetConn().RemoteAddr(), nil, id)
 		if s.ws.add(&c.core) != nil { // shut down
 			c.queueClose(ws.CloseGoingAway, "")
 			c.release()

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 // ServerOptions configures a Server. A nil *ServerOptions means the
@@ -17,8 +17,8 @@ type ServerOptions struct {
 	// Hosts are the Host headers the server answers besides localhost and
 	// IP literals (nil: only those). The console reaches the target with
 	// whatever it can, so a page of another site must not reach it: see
-	// netserver.HostPolicy for DNS rebinding.
-	Hosts *netserver.HostPolicy
+	// guard.HostPolicy for DNS rebinding.
+	Hosts *guard.HostPolicy
 }
 
 // Server is the console for a target server: the page at / and /ui/, a
@@ -28,7 +28,7 @@ type ServerOptions struct {
 type Server struct {
 	page  http.Handler
 	proxy *Proxy
-	hosts *netserver.HostPolicy
+	hosts *guard.HostPolicy
 }
 
 // NewServer returns the console for target (see NewProxy for its forms).
@@ -42,7 +42,7 @@ func NewServer(target string, opts *ServerOptions) (*Server, error) {
 		return nil, err
 	}
 	if o.Hosts == nil {
-		o.Hosts, _ = netserver.NewHostPolicy()
+		o.Hosts, _ = guard.NewHostPolicy()
 	}
 	return &Server{page: Handler(&Options{Target: target, Document: o.Document}), proxy: p, hosts: o.Hosts}, nil
 }

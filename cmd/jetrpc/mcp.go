@@ -59,7 +59,7 @@ func newMCP(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *mcpSer
 		panic(err) // fixed tools: a bug
 	}
 	if cfg.http != "" {
-		origins := opts.Origins // --allow-origin; netserver also checks Host and Origin before the route
+		origins := cfg.sec.origins // --allow-origin; netserver's guard also checks Host and Origin before the route
 		m.http = mcp.NewHTTP(m.srv, &mcp.HTTPOptions{Logger: log,
 			CheckOrigin: func(origin, host []byte) bool { return origins.Allow(string(origin), string(host)) },
 			EventStore:  cfg.mcp.replica.store, SessionIDs: cfg.mcp.replica.ids})

@@ -4,8 +4,9 @@ package main
 // (--jwt-secret, --tokens), the Origin policy (--allow-origin) and the
 // per-client limits (--rate-limit, --rate-burst, --max-conns-per-ip).
 // securityFlags defines and checks them (the files are read then, so that
-// a bad file is a usage error naming its flag), apply sets netserver's
-// options and use the engine's authorisation middleware. TLS is in tls.go.
+// a bad file is a usage error naming its flag), options makes the guard's
+// options (package netserver/guard) and use the engine's authorisation
+// middleware. TLS is in tls.go.
 //
 // With --jwt-secret or --tokens every client of --tcp and --http must
 // authenticate (HTTP, WebSocket, SSE: Authorization: Bearer; TCP: the TLS
@@ -25,6 +26,7 @@ import (
 	"github.com/jetrpc/jetrpc/auth/jwtauth"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 // securityFlags are the security flags and what they load.
@@ -36,9 +38,9 @@ type securityFlags struct {
 	rateBurst     int     // --rate-burst N; 0: rateLimit rounded up
 	maxConnsPerIP int     // --max-conns-per-ip N; 0: none
 
-	authn   auth.Authenticator      // nil: no authentication
-	rules   auth.Rules              // nil: every identity may call every method
-	origins *netserver.OriginPolicy // nil: only the request's own host
+	authn   auth.Authenticator  // nil: no authentication
+	rules   auth.Rules          // nil: every identity may call every method
+	origins *guard.OriginPolicy // nil: only the request's own host
 }
 
 // define adds the security flags to fs.
@@ -84,7 +86,7 @@ func (f *securityFlags) check() error {
 		f.authn = auth.Any(append([]auth.Authenticator{auth.Func(trustLocal)}, append(as, auth.ClientCert())...)...)
 	}
 	if f.allowOrigin != "" {
-		p, err := netserver.ParseOriginPolicy(f.allowOrigin)
+		p, err := guard.ParseOriginPolicy(f.allowOrigin)
 		if err != nil {
 			return fmt.Errorf("--allow-origin %q: %v", f.allowOrigin, err)
 		}
@@ -129,13 +131,12 @@ func trustLocal(r *auth.Request) (*auth.Identity, error) {
 
 var localIdentity = &auth.Identity{Name: "local", Scheme: "local", Until: auth.Forever}
 
-// apply sets the servers' options for these flags: one table of clients
-// for every listener, so that a client's rate and connections count across
-// --tcp and --http.
-func (f *securityFlags) apply(o *netserver.Options) {
-	o.Auth, o.Origins = f.authn, f.origins
-	o.RateLimit, o.RateBurst, o.MaxConnsPerIP = f.rateLimit, f.rateBurst, f.maxConnsPerIP
-	o.Clients = netserver.NewClients(o)
+// options returns the guard's options for these flags. serve makes one
+// Guard of them for every listener, so that a client's rate and
+// connections count across --tcp and --http.
+func (f *securityFlags) options() *guard.Options {
+	return &guard.Options{Auth: f.authn, Origins: f.origins,
+		RateLimit: f.rateLimit, RateBurst: f.rateBurst, MaxConnsPerIP: f.maxConnsPerIP}
 }
 
 // use adds the authorisation middleware when the tokens file restricts

@@ -16,7 +16,6 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jetrpc/jetrpc/auth"
-	"github.com/jetrpc/jetrpc/netserver"
 )
 
 const (
@@ -68,8 +67,7 @@ func TestServeSecurityFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o netserver.Options
-	cfg.sec.apply(&o)
+	o := cfg.sec.options()
 	if o.Auth != nil || o.Origins != nil || o.RateLimit != 0 || o.MaxConnsPerIP != 0 || cfg.sec.rules != nil {
 		t.Errorf("defaults: %+v", o)
 	}
@@ -78,7 +76,7 @@ func TestServeSecurityFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.sec.apply(&o)
+	o = cfg.sec.options()
 	if o.Auth == nil || o.RateLimit != 2.5 || o.RateBurst != 10 || o.MaxConnsPerIP != 8 ||
 		!o.Origins.Allow("https://a.example", "h") || !o.Origins.Allow("null", "h") || o.Origins.Allow("https://b.example", "h") {
 		t.Errorf("options %+v", o)

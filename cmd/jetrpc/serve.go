@@ -25,6 +25,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/jetrpc/jetrpc/pool"
 )
 
@@ -319,8 +320,9 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	s := &server{log: log, obs: obs, health: new(netserver.Health), drain: cfg.ops.drain, stdio: cfg.stdio}
 	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
 		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
-	cfg.browser.apply(opts)
-	cfg.sec.apply(opts)
+	g := cfg.sec.options()     // security.go
+	cfg.browser.apply(opts, g) // serve_browser.go
+	opts.Guard = guard.New(g)  // one for every listener
 	s.mcp = newMCP(cfg, log, opts)
 	s.a2a = newA2A(cfg, log, opts)
 	if cfg.tcp != "" || cfg.stdio {

@@ -2,7 +2,7 @@ package main
 
 // NOTE: the flags of "jetrpc serve" for browsers (#20): --ui mounts the web
 // console (package ui) at /ui/ on the HTTP listener; --allow-host is the
-// Host check of the HTTP listener (netserver.HostPolicy), on by default as
+// Host check of the HTTP listener (guard.HostPolicy), on by default as
 // go-ethereum's --http.vhosts is. CORS needs no flag of its own: the
 // Origin policy of --allow-origin (security.go) drives it.
 
@@ -13,6 +13,7 @@ import (
 	"net/http"
 
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/jetrpc/jetrpc/ui"
 )
 
@@ -21,7 +22,7 @@ type browserFlags struct {
 	ui        bool   // --ui
 	allowHost string // --allow-host LIST
 
-	hosts *netserver.HostPolicy
+	hosts *guard.HostPolicy
 }
 
 func (b *browserFlags) define(fs *flag.FlagSet) {
@@ -36,15 +37,15 @@ func (b *browserFlags) check(httpAddr string) error {
 		return errors.New("--ui: needs the HTTP listener (--http ADDR)")
 	}
 	var err error
-	if b.hosts, err = netserver.ParseHostPolicy(b.allowHost); err != nil {
+	if b.hosts, err = guard.ParseHostPolicy(b.allowHost); err != nil {
 		return fmt.Errorf("--allow-host: %v", err)
 	}
 	return nil
 }
 
-// apply sets the servers' options for these flags.
-func (b *browserFlags) apply(o *netserver.Options) {
-	o.Hosts = b.hosts
+// apply sets the servers' options and their guard's for these flags.
+func (b *browserFlags) apply(o *netserver.Options, g *guard.Options) {
+	g.Hosts = b.hosts
 	if b.ui {
 		o.Mounts = map[string]http.Handler{"/ui/": ui.Handler(nil)} // the page posts to / and opens /ws
 	}

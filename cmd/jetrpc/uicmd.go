@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/jetrpc/jetrpc/ui"
 )
 
@@ -62,7 +63,7 @@ func runUI(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	opts := &ui.ServerOptions{Proxy: ui.ProxyOptions{Timeout: *timeout, Logger: slog.New(slog.NewTextHandler(stderr, nil))}}
 	var err error
-	if opts.Hosts, err = netserver.ParseHostPolicy(*hosts); err != nil {
+	if opts.Hosts, err = guard.ParseHostPolicy(*hosts); err != nil {
 		fmt.Fprintf(stderr, "jetrpc ui: --allow-host: %v\n", err)
 		return 2
 	}

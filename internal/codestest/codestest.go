@@ -19,6 +19,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 // Endpoint is one endpoint under test.
@@ -236,7 +237,7 @@ func timeout(t *testing.T, ep *Endpoint) int {
 // limitExceeded: a client over its rate (netserver's RateLimit).
 func limitExceeded(t *testing.T, ep *Endpoint) int {
 	e, _, _ := ep.newEngine(t, dispatch.Options{})
-	c, r := ep.stream(t, e, netserver.Options{RateLimit: 0.001, RateBurst: 1})
+	c, r := ep.stream(t, e, netserver.Options{Guard: guard.New(&guard.Options{RateLimit: 0.001, RateBurst: 1})})
 	send(t, c, call(1, mPing), call(2, mPing))
 	got := answers(t, r, 2)
 	return code(t, got["2"])
@@ -246,7 +247,7 @@ func limitExceeded(t *testing.T, ep *Endpoint) int {
 func unauthorized(t *testing.T, ep *Endpoint) int {
 	e, _, _ := ep.newEngine(t, dispatch.Options{})
 	authn := auth.Func(func(*auth.Request) (*auth.Identity, error) { return nil, auth.ErrNoCredentials })
-	c, r := ep.stream(t, e, netserver.Options{Auth: authn})
+	c, r := ep.stream(t, e, netserver.Options{Guard: guard.New(&guard.Options{Auth: authn})})
 	send(t, c, call(1, mPing))
 	return code(t, answers(t, r, 1)["1"])
 }

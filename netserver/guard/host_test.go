@@ -1,13 +1,13 @@
-package netserver_test
+package guard_test
 
 import (
 	"testing"
 
-	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/guard"
 )
 
 func TestHostPolicy(t *testing.T) {
-	p, err := netserver.ParseHostPolicy("rpc.example.com, Node.Example:8545")
+	p, err := guard.ParseHostPolicy("rpc.example.com, Node.Example:8545")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,20 +40,20 @@ func TestHostPolicy(t *testing.T) {
 	f("[::1", false)
 	f("1.2.3.4.5", false)
 
-	var none *netserver.HostPolicy
+	var none *guard.HostPolicy
 	if !none.Allow("evil.example") {
 		t.Error("a nil policy checks nothing")
 	}
-	star, _ := netserver.ParseHostPolicy("*")
+	star, _ := guard.ParseHostPolicy("*")
 	if !star.Allow("evil.example") {
 		t.Error(`"*" allows every host`)
 	}
-	empty, _ := netserver.ParseHostPolicy("")
+	empty, _ := guard.ParseHostPolicy("")
 	if empty.Allow("rpc.example.com") || !empty.Allow("localhost:1") {
 		t.Error("an empty list allows localhost and IP literals only")
 	}
 	for _, bad := range []string{"http://x", "a/b", "[::1", "*.example.com", "a b"} {
-		if _, err := netserver.NewHostPolicy(bad); err == nil {
+		if _, err := guard.NewHostPolicy(bad); err == nil {
 			t.Errorf("NewHostPolicy(%q): no error", bad)
 		}
 	}

@@ -1,4 +1,4 @@
-package netserver
+package guard
 
 // NOTE: the browser layer of both HTTP servers (#20): the Host check
 // (Options.Hosts, host.go), then the Origin policy (Options.Origins,
@@ -60,41 +60,23 @@ var (
 	valMaxAge        = []byte(corsMaxAge)
 )
 
-// guard is the browser layer: Options.Hosts and Options.Origins.
-type guard struct {
-	hosts   *HostPolicy   // nil: no Host check
-	origins *OriginPolicy // nil: the request's own host only (OriginPolicy)
-	obs     Observer      // sees ConnHostRefused and ConnOriginRefused
-}
-
-func (o *Options) guard() guard {
-	return guard{hosts: o.or().Hosts, origins: o.or().Origins, obs: o.observer()}
-}
-
-// refused reports a refusal to the observer.
-func (g *guard) refused(ev ConnEvent) {
-	if g.obs != nil {
-		g.obs.ObserveConn(HTTP, ev)
-	}
-}
-
-// admitFast checks a fasthttp request before it is served; ok false means
-// it has been answered (refused, or a preflight). After ok, the caller
-// runs finishFast with origin once the response is ready.
-func (g *guard) admitFast(ctx *fasthttp.RequestCtx) (origin []byte, ok bool) {
+// AdmitBrowser applies the Host check, the Origin policy and CORS to a
+// fasthttp request before anything serves it. It answers a refused request
+// (403, and says why) and a CORS preflight (204) itself, and then returns
+// ok false. After ok, the caller runs FinishBrowser with origin once the
+// response is ready.
+func (g *Guard) AdmitBrowser(ctx *fasthttp.RequestCtx) (origin []byte, why Refusal, ok bool) {
 	if g.hosts != nil && !g.hosts.Allow(bytesconv.B2S(ctx.Host())) {
-		g.refused(ConnHostRefused)
 		ctx.Error(hostRefused, fasthttp.StatusForbidden)
-		return nil, false
+		return nil, HostRefused, false
 	}
 	origin = ctx.Request.Header.PeekBytes(hdrOrigin)
 	if len(origin) == 0 {
-		return nil, true
+		return nil, Allowed, true
 	}
 	if !g.origins.Allow(bytesconv.B2S(origin), bytesconv.B2S(ctx.Host())) {
-		g.refused(ConnOriginRefused)
 		ctx.Error(originRefused, fasthttp.StatusForbidden)
-		return nil, false
+		return nil, OriginRefused, false
 	}
 	if ctx.IsOptions() && len(ctx.Request.Header.PeekBytes(hdrACRMethod)) > 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -103,22 +85,24 @@ func (g *guard) admitFast(ctx *fasthttp.RequestCtx) (origin []byte, ok bool) {
 		h.SetCanonical(hdrACAMethods, valAllowMethods)
 		h.SetCanonical(hdrACAHeaders, valAllowHeaders)
 		h.SetCanonical(hdrACMaxAge, valMaxAge)
-		return nil, false
+		return nil, Allowed, false
 	}
-	return origin, true
+	return origin, Allowed, true
 }
 
-// finishFast puts the CORS headers on the response of a request admitFast
-// let through with an Origin (the request's bytes, valid until it ends).
-func (g *guard) finishFast(ctx *fasthttp.RequestCtx, origin []byte) {
+// FinishBrowser puts the CORS headers on the response of a request
+// AdmitBrowser let through with an Origin (the request's bytes, valid until
+// it ends).
+func FinishBrowser(ctx *fasthttp.RequestCtx, origin []byte) {
 	if len(origin) > 0 {
 		setCORS(&ctx.Response.Header, origin)
 	}
 }
 
-// finishRefused is finishFast for a request answered before admitFast could
-// run (a body fasthttp refused to read: 413), whose Origin is checked here.
-func (g *guard) finishRefused(ctx *fasthttp.RequestCtx) {
+// FinishRefused is FinishBrowser for a request answered before
+// AdmitBrowser could run (a body fasthttp refused to read: 413), whose
+// Origin is checked here.
+func (g *Guard) FinishRefused(ctx *fasthttp.RequestCtx) {
 	origin := ctx.Request.Header.PeekBytes(hdrOrigin)
 	if len(origin) > 0 && g.hosts.Allow(bytesconv.B2S(ctx.Host())) &&
 		g.origins.Allow(bytesconv.B2S(origin), bytesconv.B2S(ctx.Host())) {
@@ -132,22 +116,20 @@ func setCORS(h *fasthttp.ResponseHeader, origin []byte) {
 	h.SetCanonical(hdrACEHeaders, valExposeHeaders)
 }
 
-// admitStd is admitFast for net/http. The CORS headers of an allowed
-// origin are set at once: net/http's errors keep them.
-func (g *guard) admitStd(w http.ResponseWriter, r *http.Request) bool {
+// AdmitBrowserStd is AdmitBrowser for net/http. The CORS headers of an
+// allowed origin are set at once: net/http's errors keep them.
+func (g *Guard) AdmitBrowserStd(w http.ResponseWriter, r *http.Request) (Refusal, bool) {
 	if g.hosts != nil && !g.hosts.Allow(r.Host) {
-		g.refused(ConnHostRefused)
 		http.Error(w, hostRefused, http.StatusForbidden)
-		return false
+		return HostRefused, false
 	}
 	origin := r.Header.Get("Origin")
 	if origin == "" {
-		return true
+		return Allowed, true
 	}
 	if !g.origins.Allow(origin, r.Host) {
-		g.refused(ConnOriginRefused)
 		http.Error(w, originRefused, http.StatusForbidden)
-		return false
+		return OriginRefused, false
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
@@ -158,7 +140,7 @@ func (g *guard) admitStd(w http.ResponseWriter, r *http.Request) bool {
 		h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
 		h.Set("Access-Control-Max-Age", corsMaxAge)
 		w.WriteHeader(http.StatusNoContent)
-		return false
+		return Allowed, false
 	}
-	return true
+	return Allowed, true
 }

@@ -1,4 +1,4 @@
-package netserver
+package guard
 
 // NOTE: the Origin check. Browsers send an Origin header with every
 // WebSocket upgrade and every cross-origin POST (and fetch of an event

@@ -1,4 +1,4 @@
-package netserver
+package guard
 
 // NOTE: the per-client limits (Options.RateLimit, MaxConnsPerIP). A client
 // is its identity's name once authenticated, else its address: an IPv4
@@ -31,31 +31,6 @@ import (
 
 // DefaultMaxClients is the default of Options.MaxClients.
 const DefaultMaxClients = 10000
-
-// Clients is the per-client state of RateLimit and MaxConnsPerIP: the
-// buckets and the connections per address. A server makes its own; share
-// one between servers (Options.Clients) so that a client's calls and
-// connections count across them, as jetrpc serve does for --tcp and
-// --http.
-type Clients struct{ cs *clients }
-
-// NewClients returns the table for the RateLimit, RateBurst, MaxClients
-// and MaxConnsPerIP of opts (nil when opts sets neither limit).
-func NewClients(opts *Options) *Clients {
-	cs := newClients(opts)
-	if cs == nil {
-		return nil
-	}
-	return &Clients{cs: cs}
-}
-
-// Len returns the number of clients whose buckets are kept.
-func (c *Clients) Len() int {
-	if c == nil || !c.cs.limited() {
-		return 0
-	}
-	return c.cs.len()
-}
 
 // clientKey identifies a client: its identity's name, or its address.
 type clientKey struct {
@@ -256,4 +231,12 @@ func countCalls(msg []byte) int {
 		return 1
 	}
 	return 0
+}
+
+// positive is n, or def when n <= 0.
+func positive(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package netserver
+package guard
 
 // NOTE: the Host check (--allow-host), go-ethereum's --http.vhosts. A page
 // on an attacker's site can point its own DNS name at 127.0.0.1 (DNS
