@@ -23,6 +23,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame/ws"
@@ -79,7 +80,7 @@ type wsTransport struct {
 	nc      *ws.HandshakeConn
 	wt      time.Duration // write timeout (0: none)
 	keys    *rand.ChaCha8 // mask keys, under mu
-	closeBy time.Time     // once a close frame is queued (closed), the deadline of every write
+	closeBy atomic.Int64  // once a close frame is queued (closed), the deadline of every write (Unix ns)
 }
 
 func (t *wsTransport) openFrame(b []byte) []byte {
@@ -90,8 +91,8 @@ func (t *wsTransport) sealFrame(b []byte, mark, start int) []byte {
 	return endWSFrame(b, mark, start, t.mask())
 }
 
-func (t *wsTransport) writeOut(b []byte, dl time.Time) error {
-	err := t.nc.SetWriteDeadline(dl)
+func (t *wsTransport) writeOut(b []byte) error {
+	err := t.nc.SetWriteDeadline(t.writeDeadline())
 	if err == nil {
 		_, err = t.nc.Write(b)
 	}
@@ -102,15 +103,14 @@ func (t *wsTransport) writeOut(b []byte, dl time.Time) error {
 func (t *wsTransport) mask() ws.Mask { return ws.MaskWith(uint32(t.keys.Uint64())) }
 
 // writeDeadline is the deadline of a write that starts now (zero: none):
-// WriteTimeout away, and once closing no later than closeBy. t.mu must be
-// held.
+// WriteTimeout away, and once closing no later than closeBy.
 func (t *wsTransport) writeDeadline() time.Time {
 	var dl time.Time
 	if t.wt > 0 {
 		dl = time.Now().Add(t.wt)
 	}
-	if !t.closeBy.IsZero() && (dl.IsZero() || t.closeBy.Before(dl)) {
-		dl = t.closeBy
+	if by := t.closeBy.Load(); by != 0 && (dl.IsZero() || by < dl.UnixNano()) {
+		dl = time.Unix(0, by)
 	}
 	return dl
 }
@@ -136,7 +136,7 @@ func (t *wsTransport) control(op ws.Opcode, payload []byte) {
 		t.mu.Unlock()
 		return
 	}
-	t.out.b = ws.AppendFrame(t.out.b, op, payload, t.mask())
+	t.q.Out = ws.AppendFrame(t.q.Out, op, payload, t.mask())
 	t.kick()
 }
 
@@ -147,8 +147,8 @@ func (t *wsTransport) control(op ws.Opcode, payload []byte) {
 func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) bool {
 	t.mu.Lock()
 	if !t.closed && t.err == nil {
-		t.out.b = ws.AppendClose(t.out.b, code, reason, t.mask())
-		t.closeBy = time.Now().Add(closeGrace)
+		t.q.Out = ws.AppendClose(t.q.Out, code, reason, t.mask())
+		t.closeBy.Store(time.Now().Add(closeGrace).UnixNano())
 	}
 	t.closed = true
 	t.room.Broadcast()
@@ -156,7 +156,7 @@ func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) 
 		t.mu.Unlock()
 		return false
 	}
-	if !t.flushing {
+	if !t.q.Flushing() {
 		return t.kick() == nil
 	}
 	idle := t.idleChan()

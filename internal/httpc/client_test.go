@@ -2,9 +2,9 @@ package httpc
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha1"
 	"encoding/base64"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -222,7 +222,9 @@ func TestWebSocketHandshake(t *testing.T) {
 	})
 	for _, answer := range []func(string) string{
 		func(string) string { return "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n" },
-		func(string) string { return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n" },
+		func(string) string {
+			return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+		},
 	} {
 		f(answer, func(_ net.Conn, err error) {
 			if !errors.Is(err, ErrBadHandshake) {
