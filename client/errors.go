@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/httpc"
 )
 
 var (
@@ -25,6 +26,15 @@ var (
 	// ErrBadResponse is wrapped by the error of a call whose response was
 	// malformed (both result and error, a duplicate member, ...).
 	ErrBadResponse = errors.New("client: malformed response")
+
+	// ErrConnectionClosed is returned over HTTP when the server closed the
+	// connection before the first byte of its answer, also on fresh
+	// connections (a server that requires a client certificate does so).
+	ErrConnectionClosed = httpc.ErrConnectionClosed
+	// ErrBadHandshake is wrapped by the error of DialWebSocket when the
+	// server did not accept the opening handshake (the error tells the
+	// HTTP status).
+	ErrBadHandshake = httpc.ErrBadHandshake
 
 	errBatchSent = errors.New("client: batch already sent")
 )
@@ -53,4 +63,25 @@ type HTTPError struct {
 
 func (e *HTTPError) Error() string {
 	return "client: HTTP status " + strconv.Itoa(e.StatusCode)
+}
+
+// CloseError is the error (wrapped, with ErrClosed) of the calls pending on
+// a WebSocket connection that ended: with the server's close frame (its
+// code and reason), or 1006 (CloseAbnormal) when the connection ended
+// without one.
+type CloseError struct {
+	Code int
+	Text string
+}
+
+// CloseAbnormal is the code of a CloseError for a connection that ended
+// without a close frame (RFC 6455's 1006, never sent on the wire).
+const CloseAbnormal = 1006
+
+func (e *CloseError) Error() string {
+	s := "client: WebSocket closed with " + strconv.Itoa(e.Code)
+	if e.Text != "" {
+		s += ": " + e.Text
+	}
+	return s
 }

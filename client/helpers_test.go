@@ -202,8 +202,7 @@ func startHTTP(t testing.TB) *httpServer {
 }
 
 // testOptions returns opts (or new ones) with a quiet logger and a short
-// HTTP keep-alive, so that fasthttp's cleaner goroutine ends soon after
-// Close.
+// HTTP keep-alive, so that idle connections close soon.
 func testOptions(opts *client.Options) *client.Options {
 	o := client.Options{}
 	if opts != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	neturl "net/url"
 	"slices"
 	"sync"
@@ -12,8 +11,8 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/internal/httpc"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
-	"github.com/valyala/fasthttp"
 )
 
 // An HTTP client opens up to maxConns connections; a call waits up to
@@ -25,9 +24,10 @@ const (
 
 // DialHTTP returns a client that POSTs each call, notification and batch to
 // url ("http://host:port/path", or https with Options.TLS or the system's
-// roots) with fasthttp, on up to 512
-// keep-alive connections; more concurrent calls wait for a free one. No
-// connection is made before the first call.
+// roots) on up to 512 keep-alive connections; more concurrent calls wait
+// for a free one. No connection is made before the first call. It speaks
+// HTTP/1.1 with jetrpc's own small client (internal/httpc), on net and
+// crypto/tls alone.
 //
 // A call waits for its POST; a call whose context can be cancelled runs the
 // POST on a goroutine of its own so that it can return at once (that
@@ -35,8 +35,10 @@ const (
 // passes). Notify waits for the POST, bounded by the context's deadline. A
 // status other than 200 or 204 fails the calls of that POST with an
 // *HTTPError; a call the reply does not answer fails with ErrNoResponse, or
-// with the error of a reply that is one error response with id null.
-// Messages the server sends on its own cannot arrive over plain HTTP.
+// with the error of a reply that is one error response with id null. A
+// server that closes the connection before answering (again on a fresh
+// one) fails them with ErrConnectionClosed. Messages the server sends on
+// its own cannot arrive over plain HTTP.
 func DialHTTP(url string, opts *Options) (*Client, error) {
 	u, err := neturl.Parse(url)
 	if err != nil {
@@ -45,56 +47,57 @@ func DialHTTP(url string, opts *Options) (*Client, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, errors.New("client: DialHTTP: want an http or https URL with a host, got " + url)
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[bool]string{false: "80", true: "443"}[u.Scheme == "https"]
+	hc, err := httpc.New(u, httpc.Options{
+		TLS:         opts.tlsConfig(),
+		UserAgent:   userAgent,
+		Header:      "Content-Type: application/json\r\n",
+		MaxConns:    maxConns,
+		MaxConnWait: maxConnWait,
+		IdleTimeout: opts.idleTimeout(),
+		MaxBody:     opts.maxMessage(),
+	})
+	if err != nil {
+		return nil, err
 	}
-	t := &httpTransport{
-		uri: url,
-		max: opts.maxMessage(),
-		hc: &fasthttp.HostClient{
-			Addr:                   net.JoinHostPort(u.Hostname(), port),
-			IsTLS:                  u.Scheme == "https",
-			Name:                   "jetrpc-client",
-			MaxConns:               maxConns,
-			MaxConnWaitTimeout:     maxConnWait,
-			MaxIdleConnDuration:    opts.idleTimeout(),
-			MaxResponseBodySize:    opts.maxMessage(),
-			DisablePathNormalizing: true,
-			TLSConfig:              opts.tlsConfig(),
-		},
-	}
+	t := &httpTransport{hc: hc, max: opts.maxMessage()}
 	c := newClient(t, opts)
 	t.c = c
 	return c, nil
 }
 
+// userAgent is the User-Agent of the client's HTTP requests and WebSocket
+// handshakes.
+const userAgent = "jetrpc-client"
+
 type httpTransport struct {
 	c      *Client
-	hc     *fasthttp.HostClient
-	uri    string
+	hc     *httpc.Client
 	max    int
 	closed atomic.Bool
 	bufs   sync.Pool // *outMsg
 	states sync.Pool // *inState
-	resps  sync.Pool // *fasthttp.Response, keeping their body buffers
+	resps  sync.Pool // *httpResp
 }
 
-// getResponse returns a pooled response that keeps its body buffer across
-// uses: fasthttp's own pool recalibrates and drops buffers larger than most,
-// which made calls with larger answers allocate theirs again and again.
-func (t *httpTransport) getResponse() *fasthttp.Response {
-	if r, ok := t.resps.Get().(*fasthttp.Response); ok {
+// httpResp is a POST's pooled state: the answer (its body buffer kept
+// across uses) and the request's extra headers.
+type httpResp struct {
+	httpc.Response
+	hdr []byte
+}
+
+func (t *httpTransport) getResponse() *httpResp {
+	if r, ok := t.resps.Get().(*httpResp); ok {
 		return r
 	}
-	return &fasthttp.Response{KeepBodyBuffer: true}
+	return new(httpResp)
 }
 
-func (t *httpTransport) putResponse(r *fasthttp.Response) {
-	if cap(r.Body()) > maxKeptOut {
+func (t *httpTransport) putResponse(r *httpResp) {
+	if cap(r.Body) > maxKeptOut {
 		return // a burst's buffer does not stay pinned
 	}
-	r.Reset()
+	r.Body, r.hdr = r.Body[:0], r.hdr[:0]
 	t.resps.Put(r)
 }
 
@@ -138,30 +141,19 @@ func (t *httpTransport) send(ctx context.Context, m *outMsg, ids []uint64) error
 // post sends m and delivers the reply. Calls among ids that the reply did
 // not answer complete with an error, which post also returns.
 func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error {
-	req := fasthttp.AcquireRequest()
-	resp := t.getResponse()
-	req.SetRequestURI(t.uri)
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.Header.SetContentType("application/json")
-	t.c.setTraceHeaders(ctx, req)
-	req.SetBodyRaw(m.b)
-	var err error
+	r := t.getResponse()
+	r.hdr = t.c.appendTraceHeaders(ctx, r.hdr[:0])
 	dl, hasDeadline := ctx.Deadline()
-	if hasDeadline {
-		err = t.hc.DoDeadline(req, resp, dl)
-	} else {
-		err = t.hc.Do(req, resp)
-	}
+	err := t.hc.Post(r.hdr, m.b, &r.Response, dl)
 	switch {
 	case err == nil:
-		err = t.reply(resp, ids)
+		err = t.reply(&r.Response, ids)
 	case ctx.Err() != nil:
 		err = ctx.Err()
-	case hasDeadline && errors.Is(err, fasthttp.ErrTimeout):
+	case hasDeadline && errors.Is(err, httpc.ErrTimeout):
 		err = context.DeadlineExceeded // ours, a moment before ctx's timer
 	}
-	fasthttp.ReleaseRequest(req)
-	t.putResponse(resp)
+	t.putResponse(r)
 	t.putBuf(m)
 	if err != nil {
 		t.finish(ids, err)
@@ -172,21 +164,20 @@ func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error
 // reply delivers a reply. When calls among ids remain unanswered, it
 // completes them with the error of a reply that is one error response
 // with id null, else with ErrNoResponse.
-func (t *httpTransport) reply(resp *fasthttp.Response, ids []uint64) error {
-	switch code := resp.StatusCode(); code {
-	case fasthttp.StatusOK:
-	case fasthttp.StatusNoContent:
+func (t *httpTransport) reply(resp *httpc.Response, ids []uint64) error {
+	body := resp.Body
+	switch code := resp.StatusCode; code {
+	case 200:
+	case 204:
 		t.finish(ids, ErrNoResponse)
 		return nil
 	default:
-		body := resp.Body()
 		return &HTTPError{StatusCode: code, Body: bytes.Clone(body[:min(len(body), 512)])}
 	}
 	st, _ := t.states.Get().(*inState)
 	if st == nil {
 		st = newInState(t.max)
 	}
-	body := resp.Body()
 	t.c.deliver(st, body)
 	if len(ids) > 0 && t.c.calls.AnyPending(ids) {
 		err := ErrNoResponse

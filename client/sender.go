@@ -1,19 +1,22 @@
 package client
 
 // NOTE: the write side of the stream and WebSocket transports, shared:
-// write combining. begin takes mu and a caller appends its framed message to
-// out; in send, the caller that finds no flush running becomes the flusher
-// and writes out (swapped with spare) outside the lock, again and again
-// until out stays empty, while the others only append and return. So a lone
-// call pays one write and no goroutine hand-off, and many concurrent calls
-// share writes. out is bounded by maxQueued: past it, callers wait for the
-// flusher. The transport supplies the framing and the writes (framer).
+// write combining (internal/coalesce, which the server's connections use
+// too). begin takes mu and a caller appends its framed message to the
+// queue (msg aliases q.Out until send or abort puts it back); in send, the
+// caller that finds no flush running becomes the flusher and writes the
+// queue outside the lock until it stays empty, while the others only
+// append and return. So a lone call pays one write and no goroutine
+// hand-off, and many concurrent calls share writes. The queue is bounded
+// by maxQueued: past it, callers wait for the flusher. The transport
+// supplies the framing and the writes (framer).
 
 import (
 	"context"
 	"io"
 	"sync"
-	"time"
+
+	"github.com/jetrpc/jetrpc/internal/coalesce"
 )
 
 // framer is what a transport gives its sender.
@@ -23,11 +26,9 @@ type framer interface {
 	// sealFrame completes the frame begun at b[mark] whose payload starts at
 	// b[start]; mu is held.
 	sealFrame(b []byte, mark, start int) []byte
-	// writeDeadline is the deadline of a write starting now (zero: none);
-	// mu is held.
-	writeDeadline() time.Time
-	// writeOut writes b whole by dl; mu is not held.
-	writeOut(b []byte, dl time.Time) error
+	// writeOut writes b whole, within the transport's write timeout; mu
+	// is not held.
+	writeOut(b []byte) error
 }
 
 type sender struct {
@@ -36,14 +37,13 @@ type sender struct {
 	conn io.Closer
 	max  int
 
-	mu       sync.Mutex
-	room     sync.Cond // signalled when a write ends
-	out      outMsg    // queued frames, then the message being appended
-	spare    []byte
-	flushing bool
-	closed   bool          // nothing more may be queued
-	err      error         // a write failed
-	idle     chan struct{} // closed when the flush in progress ends
+	mu     sync.Mutex
+	room   sync.Cond      // signalled when a write ends
+	q      coalesce.Queue // queued frames
+	msg    outMsg         // the message being appended: q.Out, between begin and send
+	closed bool           // nothing more may be queued
+	err    error          // a write failed
+	idle   chan struct{}  // closed when the flush in progress ends
 
 	closeOnce sync.Once
 	closeErr  error
@@ -60,7 +60,7 @@ func (s *sender) stream() bool { return true }
 
 func (s *sender) begin() (*outMsg, error) {
 	s.mu.Lock()
-	for s.flushing && len(s.out.b) >= maxQueued && !s.closed && s.err == nil {
+	for s.q.Flushing() && len(s.q.Out) >= maxQueued && !s.closed && s.err == nil {
 		s.room.Wait()
 	}
 	if s.closed || s.err != nil {
@@ -68,7 +68,8 @@ func (s *sender) begin() (*outMsg, error) {
 		s.mu.Unlock()
 		return nil, s.closedErr(err)
 	}
-	m := &s.out
+	m := &s.msg
+	m.b = s.q.Out
 	m.mark = len(m.b)
 	m.b = s.f.openFrame(m.b)
 	m.start = len(m.b)
@@ -77,7 +78,7 @@ func (s *sender) begin() (*outMsg, error) {
 
 // abort drops the frame begun by begin and releases mu.
 func (s *sender) abort(m *outMsg) {
-	m.b = m.b[:m.mark]
+	s.q.Out = m.b[:m.mark]
 	s.mu.Unlock()
 }
 
@@ -94,24 +95,21 @@ func (s *sender) closedErr(writeErr error) error {
 
 func (s *sender) send(_ context.Context, m *outMsg, _ []uint64) error {
 	if len(m.b)-m.start > s.max {
-		m.b = m.b[:m.mark]
-		s.mu.Unlock()
+		s.abort(m)
 		return ErrTooLarge
 	}
-	m.b = s.f.sealFrame(m.b, m.mark, m.start)
+	s.q.Out = s.f.sealFrame(m.b, m.mark, m.start)
 	return s.kick()
 }
 
 // kick writes out what is queued, unless a flush is running (which will).
 // s.mu is held on entry and released on return.
 func (s *sender) kick() error {
-	if s.flushing {
+	if s.q.Flushing() {
 		s.mu.Unlock()
 		return nil
 	}
-	s.flushing = true
-	err := s.flush()
-	s.flushing = false
+	err := s.q.Flush(&s.mu, s)
 	if s.idle != nil {
 		close(s.idle)
 		s.idle = nil
@@ -125,33 +123,25 @@ func (s *sender) kick() error {
 	return nil
 }
 
-// flush writes out until it stays empty. s.mu is held on entry and on
-// return, but not during the writes.
-func (s *sender) flush() error {
-	for len(s.out.b) > 0 {
-		buf := s.out.b
-		s.out.b, s.spare = s.spare[:0], nil
-		dl := s.f.writeDeadline()
-		s.mu.Unlock()
-		err := s.f.writeOut(buf, dl)
-		s.mu.Lock()
-		if cap(buf) <= maxKeptOut {
-			s.spare = buf[:0]
-		}
-		s.room.Broadcast()
-		if err != nil {
-			s.err = err
-			s.out.b = s.out.b[:0]
-			return err
-		}
+// WriteOut writes b for the flusher (coalesce.Sink); s.mu is not held.
+func (s *sender) WriteOut(b []byte) error { return s.f.writeOut(b) }
+
+// Written ends the flush after a failed write, which is sticky: what is
+// queued is dropped (coalesce.Sink). s.mu is held.
+func (s *sender) Written(_ int, err error) bool {
+	s.room.Broadcast()
+	if err != nil {
+		s.err = err
+		s.q.Out = s.q.Out[:0]
+		return false
 	}
-	return nil
+	return true
 }
 
 // idleChan returns a channel closed when the flush in progress ends, or
 // nil when none runs. s.mu must be held.
 func (s *sender) idleChan() chan struct{} {
-	if !s.flushing {
+	if !s.q.Flushing() {
 		return nil
 	}
 	if s.idle == nil {

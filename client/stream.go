@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/coalesce"
 )
 
 const (
 	// maxQueued bounds the bytes queued while a write is in progress.
 	maxQueued = 4 << 20
-	// maxKeptOut caps the write buffers a stream keeps between writes.
-	maxKeptOut = 256 << 10
+	// maxKeptOut caps the write buffers kept between writes.
+	maxKeptOut = coalesce.MaxKept
 	// closeGrace is how long Close lets a write in progress finish.
 	closeGrace = time.Second
 )
@@ -75,16 +76,9 @@ func (s *stream) openFrame(b []byte) []byte {
 
 func (s *stream) sealFrame(b []byte, mark, _ int) []byte { return frame.EndFrame(b, s.kind, mark) }
 
-func (s *stream) writeDeadline() time.Time {
-	if s.wd == nil {
-		return time.Time{}
-	}
-	return time.Now().Add(s.wt)
-}
-
-func (s *stream) writeOut(b []byte, dl time.Time) error {
+func (s *stream) writeOut(b []byte) error {
 	if s.wd != nil {
-		s.wd.SetWriteDeadline(dl)
+		s.wd.SetWriteDeadline(time.Now().Add(s.wt))
 	}
 	_, err := s.rwc.Write(b)
 	return err
@@ -123,6 +117,10 @@ func (s *stream) readLoop() {
 				e := *tl
 				err = &e
 			}
+			s.mu.Lock()
+			s.closed = true // a message sent from now on fails at once
+			s.room.Broadcast()
+			s.mu.Unlock()
 			s.c.fail(lost(err))
 			s.closeConn()
 			return

@@ -11,7 +11,6 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/valyala/fasthttp"
 )
 
 // TraceContextFunc returns the W3C trace context (the traceparent and
@@ -52,15 +51,17 @@ func (c *Client) traceMessage(ctx context.Context, b []byte) []byte {
 	return c.appendMeta(ctx, b)
 }
 
-// setTraceHeaders sets the trace-context headers of ctx on an HTTP request.
-func (c *Client) setTraceHeaders(ctx context.Context, req *fasthttp.Request) {
+// appendTraceHeaders appends the trace-context header lines of ctx for an
+// HTTP request to hdr.
+func (c *Client) appendTraceHeaders(ctx context.Context, hdr []byte) []byte {
 	if c.trace == nil {
-		return
+		return hdr
 	}
 	if tp, ts := c.trace(ctx); tp != "" {
-		req.Header.Set("traceparent", tp)
+		hdr = append(append(append(hdr, "traceparent: "...), tp...), "\r\n"...)
 		if ts != "" {
-			req.Header.Set("tracestate", ts)
+			hdr = append(append(append(hdr, "tracestate: "...), ts...), "\r\n"...)
 		}
 	}
+	return hdr
 }

@@ -1,9 +1,9 @@
 package client
 
-// NOTE: the WebSocket transport. fasthttp/websocket's Dialer does the
-// opening handshake only; the frames are written and read here, on the
-// connection under it (frame/ws). The connection is a ws.HandshakeConn,
-// so the Dialer's buffer holds nothing the server sent after its 101 answer.
+// NOTE: the WebSocket transport. internal/httpc does the opening
+// handshake only; the frames are written and read here, on the connection
+// under it (frame/ws). The connection is a ws.HandshakeConn, so the
+// handshake reads nothing the server sent after its 101 answer.
 //
 // Writing is the sender's write combining (sender.go): openFrame reserves
 // room for the longest header; sealFrame writes the header, moves the
@@ -20,41 +20,42 @@ package client
 import (
 	"context"
 	crand "crypto/rand"
-	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
+	"sync/atomic"
 	"time"
 
-	"github.com/fasthttp/websocket"
 	"github.com/jetrpc/jetrpc/frame/ws"
+	"github.com/jetrpc/jetrpc/internal/httpc"
 )
-
-const wsReadBuf = 4 << 10 // the Dialer's buffer, for the handshake's answer
 
 // DialWebSocket connects to url ("ws://host:port/path", or wss with
 // Options.TLS or the system's roots; a jetrpc HTTPServer serves WebSocket
 // at /ws) and returns a
 // client that sends each call, notification and batch as one text message
 // and takes each message from the server as one JSON-RPC message or batch.
-// ctx bounds the dialing and the handshake only.
+// ctx bounds the dialing and the handshake only. A server that does not
+// accept the handshake is an error wrapping ErrBadHandshake.
 //
 // As on a stream, the server may call and notify the client (see
 // Options.Handler); pings are answered. Close sends a close frame (1000)
 // and waits a short grace for the server's before closing the connection.
 // When the server closes the connection (1001 when it shuts down), the
-// pending calls fail with an error wrapping ErrClosed and the
-// *websocket.CloseError. A message from the server over Options.MaxMessage
-// closes the connection with 1009 (the calls fail with
-// websocket.ErrReadLimit). Options.WriteTimeout bounds each write;
-// Options.Framing and IdleTimeout do not apply.
+// pending calls fail with an error wrapping ErrClosed and a *CloseError. A
+// message from the server over Options.MaxMessage closes the connection
+// with 1009 (the calls fail with a *ws.TooLargeError of package frame/ws).
+// Options.WriteTimeout bounds each write; Options.Framing and IdleTimeout
+// do not apply.
 func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, error) {
-	t := &wsTransport{wt: opts.writeTimeout()}
-	if err := t.dial(ctx, url, opts.tlsConfig()); err != nil {
+	nc, err := httpc.DialWebSocket(ctx, url, opts.tlsConfig(), userAgent)
+	if err != nil {
+		if errors.Is(err, httpc.ErrBadHandshake) {
+			err = &dialError{"client: DialWebSocket " + url + ": ", err}
+		}
 		return nil, err
 	}
+	t := &wsTransport{nc: nc, wt: opts.writeTimeout()}
 	t.init(t, t.nc, opts.maxMessage())
 	var seed [32]byte
 	crand.Read(seed[:])
@@ -65,52 +66,21 @@ func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, err
 	return c, nil
 }
 
-// dial connects to url (wss: with cfg) and sets t.nc.
-func (t *wsTransport) dial(ctx context.Context, url string, cfg *tls.Config) error {
-	var stop func() bool
-	d := websocket.Dialer{
-		ReadBufferSize:    wsReadBuf,
-		WriteBufferSize:   1, // the library writes nothing but the handshake
-		NetDialContext:    t.netDial(&net.Dialer{}, &stop),
-		NetDialTLSContext: t.netDial(&tls.Dialer{Config: cfg}, &stop),
-	}
-	wc, resp, err := d.DialContext(ctx, url, nil)
-	if stop != nil && !stop() { // ctx ended: the connection may be unusable
-		if wc != nil {
-			wc.Close()
-		}
-		return ctx.Err()
-	}
-	if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
-		err = fmt.Errorf("client: DialWebSocket %s: %w (HTTP status %d)", url, err, resp.StatusCode)
-	}
-	return err
+// dialError prefixes the error of a dial.
+type dialError struct {
+	prefix string
+	err    error
 }
 
-// netDial returns a dial function for the library that wraps the
-// connection d makes in t.nc and has the end of ctx interrupt the
-// handshake too (the library only applies ctx's deadline); *stop undoes
-// that.
-func (t *wsTransport) netDial(d interface {
-	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
-}, stop *func() bool) func(context.Context, string, string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		nc, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		t.nc = &ws.HandshakeConn{Conn: nc}
-		*stop = context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-		return t.nc, nil
-	}
-}
+func (e *dialError) Error() string { return e.prefix + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
 
 type wsTransport struct {
 	sender
 	nc      *ws.HandshakeConn
 	wt      time.Duration // write timeout (0: none)
 	keys    *rand.ChaCha8 // mask keys, under mu
-	closeBy time.Time     // once a close frame is queued (closed), the deadline of every write
+	closeBy atomic.Int64  // once a close frame is queued (closed), the deadline of every write (Unix ns)
 }
 
 func (t *wsTransport) openFrame(b []byte) []byte {
@@ -121,8 +91,8 @@ func (t *wsTransport) sealFrame(b []byte, mark, start int) []byte {
 	return endWSFrame(b, mark, start, t.mask())
 }
 
-func (t *wsTransport) writeOut(b []byte, dl time.Time) error {
-	err := t.nc.SetWriteDeadline(dl)
+func (t *wsTransport) writeOut(b []byte) error {
+	err := t.nc.SetWriteDeadline(t.writeDeadline())
 	if err == nil {
 		_, err = t.nc.Write(b)
 	}
@@ -133,15 +103,14 @@ func (t *wsTransport) writeOut(b []byte, dl time.Time) error {
 func (t *wsTransport) mask() ws.Mask { return ws.MaskWith(uint32(t.keys.Uint64())) }
 
 // writeDeadline is the deadline of a write that starts now (zero: none):
-// WriteTimeout away, and once closing no later than closeBy. t.mu must be
-// held.
+// WriteTimeout away, and once closing no later than closeBy.
 func (t *wsTransport) writeDeadline() time.Time {
 	var dl time.Time
 	if t.wt > 0 {
 		dl = time.Now().Add(t.wt)
 	}
-	if !t.closeBy.IsZero() && (dl.IsZero() || t.closeBy.Before(dl)) {
-		dl = t.closeBy
+	if by := t.closeBy.Load(); by != 0 && (dl.IsZero() || by < dl.UnixNano()) {
+		dl = time.Unix(0, by)
 	}
 	return dl
 }
@@ -167,7 +136,7 @@ func (t *wsTransport) control(op ws.Opcode, payload []byte) {
 		t.mu.Unlock()
 		return
 	}
-	t.out.b = ws.AppendFrame(t.out.b, op, payload, t.mask())
+	t.q.Out = ws.AppendFrame(t.q.Out, op, payload, t.mask())
 	t.kick()
 }
 
@@ -178,8 +147,8 @@ func (t *wsTransport) control(op ws.Opcode, payload []byte) {
 func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) bool {
 	t.mu.Lock()
 	if !t.closed && t.err == nil {
-		t.out.b = ws.AppendClose(t.out.b, code, reason, t.mask())
-		t.closeBy = time.Now().Add(closeGrace)
+		t.q.Out = ws.AppendClose(t.q.Out, code, reason, t.mask())
+		t.closeBy.Store(time.Now().Add(closeGrace).UnixNano())
 	}
 	t.closed = true
 	t.room.Broadcast()
@@ -187,7 +156,7 @@ func (t *wsTransport) sayClose(code int, reason string, grace <-chan time.Time) 
 		t.mu.Unlock()
 		return false
 	}
-	if !t.flushing {
+	if !t.q.Flushing() {
 		return t.kick() == nil
 	}
 	idle := t.idleChan()
@@ -239,7 +208,7 @@ func (t *wsTransport) readLoop() {
 			t.control(ws.OpPong, p)
 		case op == ws.OpClose:
 			code, reason := ws.ParseClose(p)
-			t.end(&websocket.CloseError{Code: code, Text: string(reason)}, code, "") // the echo
+			t.end(&CloseError{Code: code, Text: string(reason)}, code, "") // the echo
 			return
 		case op != ws.OpPong:
 			t.c.deliver(st, p)
@@ -249,20 +218,21 @@ func (t *wsTransport) readLoop() {
 
 // readFailed ends the client after a read error. A broken rule is
 // answered with a close frame: 1009 for the message limit (the calls fail
-// with the library's ErrReadLimit), 1002 for the protocol, 1007 for a text
-// message that is not UTF-8. The end of the
-// stream without a close frame is the library's abnormal closure.
+// with the *ws.TooLargeError), 1002 for the protocol, 1007 for a text
+// message that is not UTF-8. The end of the stream without a close frame
+// is a *CloseError with CloseAbnormal.
 func (t *wsTransport) readFailed(err error) {
 	var tooLarge *ws.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		t.end(websocket.ErrReadLimit, ws.CloseTooBig, "")
+		e := *tooLarge
+		t.end(&e, ws.CloseTooBig, "")
 	case errors.Is(err, ws.ErrProtocol):
 		t.end(err, ws.CloseProtocolError, err.Error())
 	case errors.Is(err, ws.ErrInvalidUTF8):
 		t.end(err, ws.CloseInvalidData, err.Error())
 	case err == io.EOF, err == io.ErrUnexpectedEOF:
-		t.end(&websocket.CloseError{Code: websocket.CloseAbnormalClosure, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
+		t.end(&CloseError{Code: CloseAbnormal, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
 	default:
 		t.end(err, 0, "")
 	}

@@ -76,11 +76,16 @@ func dialWS(t testing.TB, url string, opts *client.Options) *client.Client {
 	return closeOnCleanup(t, c)
 }
 
-// closeCode returns the code of the close frame that err reports, or 0.
+// closeCode returns the code of the close frame that err reports (the
+// client's, or the test peer's library's), or 0.
 func closeCode(err error) int {
-	var ce *websocket.CloseError
-	if errors.As(err, &ce) {
+	var ce *client.CloseError
+	var pe *websocket.CloseError
+	switch {
+	case errors.As(err, &ce):
 		return ce.Code
+	case errors.As(err, &pe):
+		return pe.Code
 	}
 	return 0
 }
@@ -212,8 +217,8 @@ func TestWSTooLarge(t *testing.T) {
 		got <- closeCode(err)
 	})
 	c = dialWS(t, url, &client.Options{MaxMessage: 1000})
-	if _, err := c.CallRaw(ctx, nil, "m", nil); !errors.Is(err, client.ErrClosed) || !errors.Is(err, websocket.ErrReadLimit) {
-		t.Errorf("response over the client's limit: %v, want ErrClosed and ErrReadLimit", err)
+	if _, err := c.CallRaw(ctx, nil, "m", nil); !errors.Is(err, client.ErrClosed) || !errors.As(err, new(*ws.TooLargeError)) {
+		t.Errorf("response over the client's limit: %v, want ErrClosed and a *ws.TooLargeError", err)
 	}
 	if code := <-got; code != websocket.CloseMessageTooBig {
 		t.Errorf("the client closed with %d, want 1009", code)
@@ -365,7 +370,7 @@ func TestWSDialErrors(t *testing.T) {
 	f("ws://127.0.0.1:1/ws", failed) // refused
 	_, url := startWS(t, nil)
 	f(strings.Replace(url, "/ws", "/rpc", 1), func(err error) bool {
-		return errors.Is(err, websocket.ErrBadHandshake) && strings.Contains(err.Error(), "HTTP status 405")
+		return errors.Is(err, client.ErrBadHandshake) && strings.Contains(err.Error(), "HTTP status 405")
 	})
 	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler()) // a certificate nobody trusts
 	defer tlsSrv.Close()

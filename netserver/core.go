@@ -10,8 +10,10 @@ package netserver
 //     into the shared c.out whenever it is about to block or c.local is
 //     large; tasks, the peer's sends and control frames append to c.out
 //     under c.mu. The flusher (whoever finds output and nobody writing)
-//     swaps c.out with c.spare and writes without the lock, looping until
-//     c.out stays empty.
+//     writes it without the lock, looping until c.out stays empty: the
+//     write combining of internal/coalesce, which the client shares; the
+//     core adds its pending bytes and its wake-ups around each write
+//     (Written).
 //   - Backpressure: the reader checks the bounds with atomic loads only
 //     (room) and otherwise waits on c.cond (pause), which tasks and flushers
 //     signal; senders to the peer wait there too.
@@ -31,6 +33,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/coalesce"
 	"github.com/jetrpc/jetrpc/pool"
 )
 
@@ -100,11 +103,12 @@ type core struct {
 
 	local *pool.Buffer // the reader's
 
-	mu       sync.Mutex
-	cond     sync.Cond
-	out      *pool.Buffer // output waiting to be written
-	spare    *pool.Buffer // nil while being written
-	flushing bool
+	mu   sync.Mutex
+	cond sync.Cond
+	// out is the output waiting to be written (out.Out); outBufs carry its
+	// buffers to and from outBuffers.
+	out      coalesce.Queue
+	outBufs  [2]*pool.Buffer
 	held     bool  // output is kept until the transport can write (SSE)
 	waiting  bool  // the reader (or finish) waits on cond
 	senders  int   // senders to the peer waiting on cond
@@ -141,7 +145,8 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 		parent = lim.connCtx(parent)
 	}
 	c.dc = dispatch.NewConn(e, parent, c.send, oneWay)
-	c.local, c.out, c.spare = getOutBuffer(), getOutBuffer(), getOutBuffer()
+	c.local, c.outBufs = getOutBuffer(), [2]*pool.Buffer{getOutBuffer(), getOutBuffer()}
+	c.out.Reset(c.outBufs[0].B, c.outBufs[1].B)
 }
 
 // remote names the client in the logs.
@@ -160,7 +165,8 @@ func (c *core) release() {
 	c.dc.Close()
 	c.gate.close()
 	c.gate = nil
-	for _, b := range [...]**pool.Buffer{&c.local, &c.out, &c.spare} {
+	c.outBufs[0].B, c.outBufs[1].B = c.out.Buffers()
+	for _, b := range [...]**pool.Buffer{&c.local, &c.outBufs[0], &c.outBufs[1]} {
 		putOutBuffer(*b)
 		*b = nil
 	}
@@ -310,9 +316,9 @@ func (c *core) send(ctx context.Context, msg []byte) error {
 	if !c.open() {
 		return dispatch.ErrPeerClosed
 	}
-	n := len(c.out.B)
-	c.out.B = c.appendFramed(c.out.B, msg)
-	c.addPending(int64(len(c.out.B) - n))
+	n := len(c.out.Out)
+	c.out.Out = c.appendFramed(c.out.Out, msg)
+	c.addPending(int64(len(c.out.Out) - n))
 	c.lastDone = time.Now()
 	c.flushLocked()
 	return nil
@@ -332,7 +338,7 @@ func (c *core) queueRaw(b []byte, last bool) bool {
 	if !c.writable() {
 		return false
 	}
-	c.out.B = append(c.out.B, b...)
+	c.out.Out = append(c.out.Out, b...)
 	c.addPending(int64(len(b)))
 	c.sealed = last
 	c.flushLocked()
@@ -346,10 +352,10 @@ func (c *core) moveLocalLocked() {
 	case !c.open():
 		c.local.B = c.local.B[:0]
 		return
-	case len(c.out.B) == 0:
-		c.local, c.out = c.out, c.local
+	case len(c.out.Out) == 0:
+		c.local.B, c.out.Out = c.out.Out, c.local.B
 	default:
-		c.out.B = append(c.out.B, c.local.B...)
+		c.out.Out = append(c.out.Out, c.local.B...)
 		c.local.B = c.local.B[:0]
 	}
 	c.addPending(int64(n))
@@ -360,7 +366,7 @@ func (c *core) appendOutLocked(b []byte) {
 	if len(b) == 0 || !c.open() {
 		return
 	}
-	c.out.B = append(c.out.B, b...)
+	c.out.Out = append(c.out.Out, b...)
 	c.addPending(int64(len(b)))
 }
 
@@ -377,35 +383,39 @@ func (c *core) addPending(n int64) {
 // until c.out is empty. c.mu is held on entry and exit and released during
 // each write, while the next output collects in the spare buffer.
 func (c *core) flushLocked() {
-	for !c.flushing && !c.held && len(c.out.B) > 0 {
-		if c.werr != nil {
-			c.discardLocked()
-			return
-		}
-		buf := c.out
-		c.out, c.spare = c.spare, nil
-		c.flushing = true
-		c.mu.Unlock()
-		err := c.t.write(buf.B)
-		c.mu.Lock()
-		c.flushing = false
-		c.addPending(-int64(len(buf.B)))
-		buf.B = buf.B[:0]
-		if cap(buf.B) > maxKeptOutput {
-			buf.B = nil // a burst of output does not stay pinned
-		}
-		c.spare = buf
-		if err != nil {
-			c.failLocked(err)
-		}
-		c.wake()
+	if c.out.Flushing() || c.held || len(c.out.Out) == 0 {
+		return
 	}
+	if c.werr != nil {
+		c.discardLocked()
+		return
+	}
+	c.out.Flush(&c.mu, c)
+}
+
+// WriteOut writes b for the flusher (coalesce.Sink); c.mu is not held.
+func (c *core) WriteOut(b []byte) error { return c.t.write(b) }
+
+// Written gives back the pending bytes of a write, records its error and
+// wakes the waiting (coalesce.Sink); it ends the flush once the connection
+// can no longer be written, dropping what is queued. c.mu is held.
+func (c *core) Written(n int, err error) bool {
+	c.addPending(-int64(n))
+	if err != nil {
+		c.failLocked(err)
+	}
+	c.wake()
+	if c.werr != nil {
+		c.discardLocked()
+		return false
+	}
+	return !c.held
 }
 
 // discardLocked drops the output not yet being written.
 func (c *core) discardLocked() {
-	if n := len(c.out.B); n > 0 {
-		c.out.B = c.out.B[:0]
+	if n := len(c.out.Out); n > 0 {
+		c.out.Out = c.out.Out[:0]
 		c.addPending(-int64(n))
 	}
 }
@@ -493,7 +503,7 @@ func (c *core) drain(orderly bool, limit time.Duration) {
 		})
 		defer t.Stop()
 	}
-	for (c.inflight.Load() > 0 && !c.late) || c.flushing {
+	for (c.inflight.Load() > 0 && !c.late) || c.out.Flushing() {
 		c.waitLocked()
 	}
 	c.flushLocked()
@@ -505,7 +515,7 @@ func (c *core) drain(orderly bool, limit time.Duration) {
 func (c *core) finish() {
 	c.dc.Cancel()
 	c.mu.Lock()
-	for c.inflight.Load() > 0 || c.flushing {
+	for c.inflight.Load() > 0 || c.out.Flushing() {
 		c.waitLocked()
 	}
 	c.flushLocked()
@@ -524,7 +534,7 @@ func (c *core) idleFor(d time.Duration) bool {
 
 // maxKeptOutput caps the capacity of an output buffer kept in outBuffers or
 // kept by a connection after a write.
-const maxKeptOutput = 256 << 10
+const maxKeptOutput = coalesce.MaxKept
 
 // outBuffers pools the connections' output buffers (*pool.Buffer). It is a
 // plain sync.Pool: bytebufferpool calibrates by the length at Put, and these

@@ -233,9 +233,8 @@ func (c *conn) releaseIdle() {
 		c.local.B = nil
 	}
 	c.mu.Lock()
-	if !c.flushing && len(c.out.B) == 0 {
-		c.out.B = nil
-		c.spare.B = nil
+	if !c.out.Flushing() && len(c.out.Out) == 0 {
+		c.out.Reset(nil, nil)
 	}
 	if h := c.srv.testHookRelease; h != nil {
 		h(c) // under c.mu

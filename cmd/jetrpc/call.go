@@ -28,7 +28,6 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
-	"github.com/valyala/fasthttp"
 )
 
 const callUsage = `Usage: jetrpc call [flags] METHOD [PARAMS]
@@ -318,9 +317,7 @@ func (cfg *callConfig) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer in.stop() // after the client's Close: nothing is printed once run returns
 	cctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	// One request: an idle HTTP connection need not be kept for long (the
-	// idle timeout also paces fasthttp's cleaner goroutine, which outlives
-	// Close by up to that long).
+	// One request: an idle HTTP connection need not be kept for long.
 	opts := &client.Options{Framing: cfg.framing, Handler: in, Logger: log, IdleTimeout: time.Second, TLS: cfg.tls}
 	c, err := cfg.dial(cctx, opts)
 	if err != nil {
@@ -392,7 +389,7 @@ func (cfg *callConfig) report(stderr io.Writer, what string, err error) {
 		b = fmt.Appendf(b, "%s: timed out after %v (--timeout)", what, cfg.timeout)
 	case errors.Is(err, context.Canceled):
 		b = fmt.Appendf(b, "%s: interrupted", what)
-	case cfg.tls != nil && cfg.target == "http" && errors.Is(err, fasthttp.ErrConnectionClosed):
+	case cfg.tls != nil && cfg.target == "http" && errors.Is(err, client.ErrConnectionClosed):
 		b = fmt.Appendf(b, "%s: %s: the server closed the connection without an answer "+
 			"(one that requires a client certificate does so: give --tls-cert and --tls-key)", what, cfg.addr)
 	case errors.As(err, &httpErr):

@@ -1,0 +1,125 @@
+package httpc
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"crypto/sha1"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	neturl "net/url"
+	"strconv"
+	"time"
+
+	"github.com/jetrpc/jetrpc/frame/ws"
+)
+
+// ErrBadHandshake is wrapped by the error of a WebSocket handshake that the
+// server refused or answered wrongly.
+var ErrBadHandshake = errors.New("bad WebSocket handshake")
+
+// HandshakeError is the error of a WebSocket handshake the server did not
+// accept.
+type HandshakeError struct {
+	Status int    // the answer's status
+	Reason string // what was wrong with a 101 answer, if that
+}
+
+func (e *HandshakeError) Error() string {
+	s := ErrBadHandshake.Error() + " (HTTP status " + strconv.Itoa(e.Status) + ")"
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}
+
+func (e *HandshakeError) Unwrap() error { return ErrBadHandshake }
+
+// wsGUID is the key suffix of RFC 6455's Sec-WebSocket-Accept.
+const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+// DialWebSocket connects to rawURL (ws:// or wss://, over TLS with cfg, nil
+// meaning the system's roots) and performs the opening handshake, all
+// within ctx: its end interrupts the handshake and is the error. It
+// returns the connection, which hands out the frames that follow the
+// server's 101 answer from their first byte.
+func DialWebSocket(ctx context.Context, rawURL string, cfg *tls.Config, userAgent string) (*ws.HandshakeConn, error) {
+	u, err := neturl.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "ws" && u.Scheme != "wss" || u.Host == "" || u.User != nil {
+		return nil, errors.New("httpc: want a ws or wss URL with a host (and no user), got " + rawURL)
+	}
+	if u.Scheme == "wss" {
+		cfg = tlsFor(cfg, u.Hostname())
+	} else {
+		cfg = nil
+	}
+	nc, err := dialContext(ctx, hostPort(u), cfg)
+	if err != nil {
+		return nil, err
+	}
+	hc := &ws.HandshakeConn{Conn: nc}
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	err = handshake(hc, u, userAgent)
+	if !stop() { // ctx ended: the connection may be unusable
+		nc.Close()
+		return nil, ctx.Err()
+	}
+	if err == nil {
+		err = nc.SetDeadline(time.Time{})
+	}
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return hc, nil
+}
+
+// handshake sends the opening handshake for u over hc and checks the
+// answer, reading no byte past it.
+func handshake(hc *ws.HandshakeConn, u *neturl.URL, userAgent string) error {
+	var key [24]byte
+	var nonce [16]byte
+	crand.Read(nonce[:])
+	base64.StdEncoding.Encode(key[:], nonce[:])
+	b := append([]byte("GET "), requestURI(u)...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, u.Host...)
+	if userAgent != "" {
+		b = append(append(b, "\r\nUser-Agent: "...), userAgent...)
+	}
+	b = append(b, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "...)
+	b = append(b, key[:]...)
+	b = append(b, "\r\nSec-WebSocket-Version: 13\r\n\r\n"...)
+	if _, err := hc.Write(b); err != nil {
+		return err
+	}
+	cn := conn{nc: hc}
+	head, err := cn.readHead()
+	if err != nil {
+		return eofIsUnexpected(err)
+	}
+	var h Head
+	if err := h.parse(head); err != nil {
+		return err
+	}
+	sum := sha1.Sum(append(key[:], wsGUID...))
+	want := base64.StdEncoding.AppendEncode(nil, sum[:])
+	switch {
+	case h.Status != 101:
+		return &HandshakeError{Status: h.Status}
+	case !hasToken(h.Get("Upgrade"), "websocket"):
+		return &HandshakeError{Status: 101, Reason: "no Upgrade: websocket"}
+	case !hasToken(h.Get("Connection"), "upgrade"):
+		return &HandshakeError{Status: 101, Reason: "no Connection: Upgrade"}
+	case !bytes.Equal(h.Get("Sec-WebSocket-Accept"), want):
+		return &HandshakeError{Status: 101, Reason: "wrong Sec-WebSocket-Accept"}
+	}
+	return nil
+}
