@@ -8,6 +8,8 @@ package decode
 // the batch grows, and the Parser keeps the first maxKeptChunks of them between messages.
 // BatchMember turns one back into a Message; Batch builds a slice of all of them.
 
+import "github.com/jetrpc/jetrpc/internal/scan"
+
 const (
 	chunkMembers   = 128
 	maxKeptChunks  = 8 // 1024 members: a batch at the default MaxBatch needs no new chunk
@@ -75,7 +77,7 @@ func (p *Parser) recordMember(bm *bmember, env *envelope, k Members, v []byte, v
 			return
 		}
 		start := uint32(len(p.scratch))
-		p.scratch, _ = appendUnescaped(p.scratch, v[1:len(v)-1])
+		p.scratch, _ = scan.AppendUnescaped(p.scratch, v[1:len(v)-1])
 		bm.method = span{start, uint32(len(p.scratch))}
 		bm.seen |= inScratch
 	case HasParams:

@@ -6,11 +6,12 @@ import (
 	"slices"
 
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // Defaults applied when the Parser's limits are zero.
 const (
-	DefaultMaxDepth = 1000
+	DefaultMaxDepth = scan.DefaultMaxDepth
 	DefaultMaxBatch = 1000
 )
 
@@ -31,7 +32,7 @@ type Parser struct {
 	MaxBatch int
 
 	noCopy  noCopy
-	scan    scanner
+	sc      scan.Scanner
 	msg     Message
 	isBatch bool     // the last Parse returned Kind Batch
 	scratch []byte   // unescaped method names and unknown member names
@@ -75,7 +76,7 @@ func (p *Parser) Reset() {
 //     ReasonID, ReasonResponse (error not an object);
 //  5. otherwise ReasonNoMethod.
 func (p *Parser) Parse(data []byte) (*Message, error) {
-	p.scan.setLimit(p.MaxDepth)
+	p.sc.SetLimit(p.MaxDepth)
 	p.scratch = p.scratch[:0]
 	if p.keys = p.keys[:0]; cap(p.keys) > maxKeptKeys {
 		p.keys = nil // a hostile message had many members: do not keep its table
@@ -85,25 +86,25 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	}
 	m := &p.msg
 	*m = Message{}
-	i := skipWS(data, 0)
+	i := scan.SkipWS(data, 0)
 	if i >= len(data) {
-		return p.fail(i, codeTruncated)
+		return p.fail(i, scan.Truncated)
 	}
-	var c code
+	var c scan.Code
 	switch data[i] {
 	case '{':
 		i, c = p.object(data, i, 0, m)
 	case '[':
 		i, c = p.array(data, i, m)
 	default:
-		i, c = scalar(data, i)
+		i, c = scan.Scalar(data, i)
 		m.Reason = ReasonNotObject
 	}
-	if c != codeOK {
+	if c != scan.OK {
 		return p.fail(i, c)
 	}
-	if i = skipWS(data, i); i < len(data) {
-		return p.fail(i, codeSyntax)
+	if i = scan.SkipWS(data, i); i < len(data) {
+		return p.fail(i, scan.Syntax)
 	}
 	if m.Kind == Batch {
 		p.isBatch, p.data = true, data
@@ -168,26 +169,26 @@ func (p *Parser) Batch() []Message {
 	return p.batch[:len(p.batch):len(p.batch)]
 }
 
-func (p *Parser) fail(i int, c code) (*Message, error) {
+func (p *Parser) fail(i int, c scan.Code) (*Message, error) {
 	if p.members.n > 0 {
 		p.members.reset() // a batch that turned out not to be JSON
 	}
-	p.err = SyntaxError{Offset: i, Err: c.err()}
+	p.err = SyntaxError{Offset: i, Err: errOf(c)}
 	return nil, &p.err
 }
 
 // array scans a top-level array at data[i] as a batch.
-func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
-	s := &p.scan
-	if s.maxDepth < 1 {
-		return i, codeDepth
+func (p *Parser) array(data []byte, i int, m *Message) (int, scan.Code) {
+	s := &p.sc
+	if s.Limit() < 1 {
+		return i, scan.Depth
 	}
-	if i = skipWS(data, i+1); i >= len(data) {
-		return i, codeTruncated
+	if i = scan.SkipWS(data, i+1); i >= len(data) {
+		return i, scan.Truncated
 	}
 	if data[i] == ']' {
 		m.Reason = ReasonEmptyBatch
-		return i + 1, codeOK
+		return i + 1, scan.OK
 	}
 	maxBatch := p.MaxBatch
 	if maxBatch <= 0 {
@@ -197,11 +198,11 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 		maxBatch = 0 // member offsets would not fit in a span: over any limit
 	}
 	p.members.reset()
-	var c code
+	var c scan.Code
 	for n := 1; ; n++ {
 		if n > maxBatch {
 			// Over the limit: keep validating, stop recording.
-			i, c = s.value(data, i, 1)
+			i, c = s.Value(data, i, 1)
 		} else {
 			bm := p.members.add()
 			switch data[i] {
@@ -210,23 +211,23 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 				i, c = p.object(data, i, 1, nil)
 				p.bm = nil
 			case '[':
-				i, c = s.composite(data, i, 1)
+				i, c = s.Composite(data, i, 1)
 				bm.reason = ReasonNestedBatch
 			default:
-				i, c = scalar(data, i)
+				i, c = scan.Scalar(data, i)
 				bm.reason = ReasonNotObject
 			}
 		}
-		if c != codeOK {
+		if c != scan.OK {
 			return i, c
 		}
-		if i = skipWS(data, i); i >= len(data) {
-			return i, codeTruncated
+		if i = scan.SkipWS(data, i); i >= len(data) {
+			return i, scan.Truncated
 		}
 		switch data[i] {
 		case ',':
-			if i = skipWS(data, i+1); i >= len(data) {
-				return i, codeTruncated
+			if i = scan.SkipWS(data, i+1); i >= len(data) {
+				return i, scan.Truncated
 			}
 			continue
 		case ']':
@@ -236,9 +237,9 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 			} else {
 				m.Kind = Batch
 			}
-			return i + 1, codeOK
+			return i + 1, scan.OK
 		}
-		return i, codeSyntax
+		return i, scan.Syntax
 	}
 }
 
@@ -255,21 +256,21 @@ type envelope struct {
 
 // object scans the message object at data[i] (depth containers open around it), recording its
 // members in m and classifying it; for a batch member (p.bm set) in p.bm instead (m unused).
-func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
-	s := &p.scan
-	if depth >= s.maxDepth {
-		return i, codeDepth
+func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) {
+	s := &p.sc
+	if depth >= s.Limit() {
+		return i, scan.Depth
 	}
 	depth++
 	keys0 := len(p.keys)
 	var (
 		env  envelope
-		c    code
+		c    scan.Code
 		esc  bool
 		vesc bool
 	)
-	if i = skipWS(data, i+1); i >= len(data) {
-		return i, codeTruncated
+	if i = scan.SkipWS(data, i+1); i >= len(data) {
+		return i, scan.Truncated
 	}
 	if data[i] == '}' {
 		if p.bm == nil {
@@ -277,15 +278,15 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		} else {
 			p.classifyMember(p.bm, &env)
 		}
-		return i + 1, codeOK
+		return i + 1, scan.OK
 	}
 	for {
 		if data[i] != '"' {
-			return i, codeSyntax
+			return i, scan.Syntax
 		}
 		k, end := fastKey(data, i)
 		if end == i {
-			if end, esc, c = scanString(data, i); c != codeOK {
+			if end, esc, c = scan.String(data, i); c != scan.OK {
 				return end, c
 			}
 			if key := data[i+1 : end-1]; esc {
@@ -300,7 +301,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		i = end
 		if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
 			i++
-		} else if i, c = consumeColonSlow(data, i); c != codeOK {
+		} else if i, c = scan.ColonSlow(data, i); c != scan.OK {
 			return i, c
 		}
 		vs := i
@@ -310,20 +311,20 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			if k == HasJSONRPC && i+5 <= len(data) && string(data[i:i+5]) == `"2.0"` {
 				i += 5
 			} else {
-				i, vesc, c = scanString(data, i)
+				i, vesc, c = scan.String(data, i)
 			}
 		case b == '{' || b == '[':
-			i, c = s.composite(data, i, depth)
+			i, c = s.Composite(data, i, depth)
 		case b == '-' || b-'0' < 10:
-			if j := plainInt(data, i); j > i {
+			if j := scan.PlainInt(data, i); j > i {
 				i = j
 			} else {
-				i, c = scanNumber(data, i)
+				i, c = scan.Number(data, i)
 			}
 		default:
-			i, c = scalar(data, i)
+			i, c = scan.Scalar(data, i)
 		}
-		if c != codeOK {
+		if c != scan.OK {
 			return i, c
 		}
 		if k != 0 {
@@ -338,13 +339,13 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 				}
 			}
 		}
-		if i = skipWS(data, i); i >= len(data) {
-			return i, codeTruncated
+		if i = scan.SkipWS(data, i); i >= len(data) {
+			return i, scan.Truncated
 		}
 		switch data[i] {
 		case ',':
-			if i = skipWS(data, i+1); i >= len(data) {
-				return i, codeTruncated
+			if i = scan.SkipWS(data, i+1); i >= len(data) {
+				return i, scan.Truncated
 			}
 			continue
 		case '}':
@@ -357,9 +358,9 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			} else {
 				p.classifyMember(p.bm, &env)
 			}
-			return i + 1, codeOK
+			return i + 1, scan.OK
 		}
-		return i, codeSyntax
+		return i, scan.Syntax
 	}
 }
 
@@ -459,7 +460,7 @@ func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc boo
 		name := v[1 : len(v)-1 : len(v)-1]
 		if vesc {
 			start := len(p.scratch)
-			p.scratch, _ = appendUnescaped(p.scratch, name)
+			p.scratch, _ = scan.AppendUnescaped(p.scratch, name)
 			name = p.scratch[start:len(p.scratch):len(p.scratch)]
 		}
 		m.Method = name
@@ -541,7 +542,7 @@ const maxKeptKeys = 256
 func (p *Parser) addKey(raw []byte, esc bool) {
 	if esc {
 		start := len(p.scratch)
-		p.scratch, _ = appendUnescaped(p.scratch, raw)
+		p.scratch, _ = scan.AppendUnescaped(p.scratch, raw)
 		raw = p.scratch[start:]
 	}
 	p.keys = append(p.keys, raw)
