@@ -226,8 +226,9 @@ func CheckResult(result any) error {
 	return nil
 }
 
-// DecodeResult decodes the raw JSON result into result (a non-nil pointer,
-// or nil to discard it) with the decoder that internal/unmarshal compiles
+// DecodeResult decodes the raw JSON result, which decode validated (a
+// response's result member), into result (a non-nil pointer, or nil to
+// discard it) with the decoder that internal/unmarshal compiles
 // once for the pointee's type (encoding/json's semantics; strings and
 // slices own their memory, so raw may be reused afterwards), or with
 // sonic.Unmarshal for a type that internal/unmarshal does not support (see
@@ -245,5 +246,5 @@ func (rc *resultCodec) decode(raw []byte, result any) error {
 	if rc.dec == nil {
 		return sonic.Unmarshal(raw, result)
 	}
-	return rc.dec.Decode(raw, dataWord(&result))
+	return rc.dec.DecodeValid(raw, dataWord(&result))
 }
