@@ -52,5 +52,3 @@ func decNumber(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 	}
 	return mismatch(data, i, "json.Number")
 }
-
-// validNumber reports whether s is exactly one JSON number.
