@@ -72,7 +72,7 @@ func newParamsCodec(t reflect.Type, compile func(reflect.Type) (*marshal.Encoder
 	switch {
 	case t.Kind() == reflect.Pointer:
 		et = t.Elem()
-	case directIface(t):
+	case marshal.DirectIface(t):
 		word = true
 	}
 	enc, err := compile(et)
@@ -98,21 +98,6 @@ func newResultCodec(t reflect.Type, compile func(reflect.Type) (*unmarshal.Decod
 		return &resultCodec{}
 	}
 	return &resultCodec{dec: dec}
-}
-
-// directIface reports whether the gc toolchain stores a value of t in an
-// interface's data word itself rather than a pointer to it (the rule of
-// cmd/compile's types.IsDirectIface).
-func directIface(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return true
-	case reflect.Array:
-		return t.Len() == 1 && directIface(t.Elem())
-	case reflect.Struct:
-		return t.NumField() == 1 && directIface(t.Field(0).Type)
-	}
-	return false
 }
 
 // AppendParams appends the JSON of params to dst: with the encoder that
