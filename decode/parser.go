@@ -1,5 +1,13 @@
 package decode
 
+// NOTE: the tokens and nested values are validated by internal/scan, the module's one JSON
+// scanner (SkipWS, String, Number, Scalar, Scanner.Composite). This file builds the envelope
+// object and the batch array on top of it and classifies. fastKey recognises the usual
+// spellings of the known member names ("method", "params", "id", ...) with one 8-byte load, so
+// most envelope keys are never scanned as strings. record is the one rule for a known member,
+// for a single message and a batch member alike: a member is recorded into a Message (on the
+// stack of array) and packed into its compact form afterwards (batch.go).
+
 import (
 	"bytes"
 	"encoding/binary"
@@ -41,7 +49,6 @@ type Parser struct {
 
 	// A batch's (batch.go).
 	members members   // the last batch's members, compact
-	cls     Message   // a member's classification (classifyMember)
 	bm      *bmember  // the member being scanned
 	batch   []Message // the last batch's members as Messages, once Batch was called
 	built   bool      // batch holds the last batch's members
@@ -52,7 +59,7 @@ type Parser struct {
 // Reset drops all references to the last input and keeps the buffers' capacity, up to
 // what a batch of about a thousand members needs: a larger batch's tables are let go.
 func (p *Parser) Reset() {
-	p.msg, p.cls, p.in = Message{}, Message{}, nil
+	p.msg, p.in = Message{}, nil
 	p.endBatch()
 	p.scratch = p.scratch[:0]
 	clear(p.keys)
@@ -198,7 +205,10 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, scan.Code) {
 		maxBatch = 0 // member offsets would not fit in a span: over any limit
 	}
 	p.members.reset()
-	var c scan.Code
+	var (
+		c   scan.Code
+		cls Message // the member being scanned, as record fills it, before it is packed
+	)
 	for n := 1; ; n++ {
 		if n > maxBatch {
 			// Over the limit: keep validating, stop recording.
@@ -208,7 +218,7 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, scan.Code) {
 			switch data[i] {
 			case '{':
 				p.bm = bm
-				i, c = p.object(data, i, 1, nil)
+				i, c = p.object(data, i, 1, &cls)
 				p.bm = nil
 			case '[':
 				i, c = s.Composite(data, i, 1)
@@ -252,10 +262,12 @@ type envelope struct {
 	idOK      bool // id is a string, number or null
 	errorObj  bool // error is an object
 	id        []byte
+	nameAt    int // where the unescaped method name begins in the scratch buffer, or -1
 }
 
 // object scans the message object at data[i] (depth containers open around it), recording its
-// members in m and classifying it; for a batch member (p.bm set) in p.bm instead (m unused).
+// members in m and classifying it; for a batch member (p.bm set), m is packed into p.bm once
+// classified.
 func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) {
 	s := &p.sc
 	if depth >= s.Limit() {
@@ -264,7 +276,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) 
 	depth++
 	keys0 := len(p.keys)
 	var (
-		env  envelope
+		env  = envelope{nameAt: -1}
 		c    scan.Code
 		esc  bool
 		vesc bool
@@ -273,11 +285,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) 
 		return i, scan.Truncated
 	}
 	if data[i] == '}' {
-		if p.bm == nil {
-			p.classify(m, &env)
-		} else {
-			p.classifyMember(p.bm, &env)
-		}
+		p.done(m, &env, data)
 		return i + 1, scan.OK
 	}
 	for {
@@ -332,11 +340,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) 
 				env.dup |= k
 			} else {
 				env.seen |= k
-				if p.bm == nil {
-					p.record(m, &env, k, data[vs:i:i], vesc)
-				} else {
-					p.recordMember(p.bm, &env, k, data[vs:i:i], vs, vesc)
-				}
+				p.record(m, &env, k, data[vs:i:i], vesc)
 			}
 		}
 		if i = scan.SkipWS(data, i); i >= len(data) {
@@ -353,11 +357,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) 
 				env.dup |= dupUnknown
 			}
 			p.dropKeys(keys0)
-			if p.bm == nil {
-				p.classify(m, &env)
-			} else {
-				p.classifyMember(p.bm, &env)
-			}
+			p.done(m, &env, data)
 			return i + 1, scan.OK
 		}
 		return i, scan.Syntax
@@ -446,8 +446,18 @@ func memberSlow(key []byte) Members {
 	return 0
 }
 
+// done classifies the object just scanned into m; a batch member's is then packed into p.bm.
+func (p *Parser) done(m *Message, env *envelope, data []byte) {
+	if p.bm == nil {
+		p.classify(m, env)
+	} else {
+		p.classifyMember(p.bm, m, env, data)
+	}
+}
+
 // record notes the first occurrence of known member k with raw value v (vesc: v is a string
-// with escapes).
+// with escapes) in env and m: the one rule for a message and a batch member (whose m
+// classifyMember packs).
 func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc bool) {
 	switch k {
 	case HasJSONRPC:
@@ -462,6 +472,7 @@ func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc boo
 			start := len(p.scratch)
 			p.scratch, _ = scan.AppendUnescaped(p.scratch, name)
 			name = p.scratch[start:len(p.scratch):len(p.scratch)]
+			env.nameAt = start
 		}
 		m.Method = name
 	case HasParams:
