@@ -149,7 +149,10 @@ func (c *compactor) lit(s string) bool {
 // str reads the string starting at c.i (a '"'): control characters are an
 // error, escapes must be valid, any other byte passes as it is.
 func (c *compactor) str() bool {
-	j, _, code := scan.StringLax(c.src, c.i)
+	j, _, code := scan.String(c.src, c.i)
+	if code == scan.UTF8 { // bytes that are not UTF-8 pass
+		j, _, code = scan.StringLax(c.src, c.i)
+	}
 	c.i = j
 	return code == scan.OK || code == scan.UTF8
 }

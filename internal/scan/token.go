@@ -84,7 +84,10 @@ func String(data []byte, i int) (int, bool, Code) {
 // returns UTF8 only when there were some (the string's end and escape flag are then valid).
 func StringLax(data []byte, i int) (int, bool, Code) {
 	end, esc, c := String(data, i)
-	return laxRest(data, end, esc, c)
+	if c == UTF8 {
+		return laxRest(data, end, esc, c)
+	}
+	return end, esc, c
 }
 
 // laxRest goes on with a string where a scanner stopped at data[i] with c: past each byte
@@ -288,6 +291,13 @@ func Literal(data []byte, i int, lit string) (int, Code) {
 	if i+len(lit) <= len(data) && string(data[i:i+len(lit)]) == lit {
 		return i + len(lit), OK
 	}
+	return literalSlow(data, i, lit)
+}
+
+// literalSlow is Literal where data[i:] is not lit: it finds the first byte that differs.
+//
+//go:noinline
+func literalSlow(data []byte, i int, lit string) (int, Code) {
 	for k := 0; k < len(lit); k++ {
 		if i+k >= len(data) {
 			return len(data), Truncated
