@@ -39,8 +39,11 @@ func BenchmarkEngine(b *testing.B) { benchCases(b, newEngine(b)) }
 func BenchmarkEngineDefault(b *testing.B) { benchCases(b, newEngineAs(b, demo.Default)) }
 
 // benchCases runs e.Process on every case of bench.Cases.
-func benchCases(b *testing.B, e *dispatch.Engine) {
-	for _, c := range bench.Cases() {
+func benchCases(b *testing.B, e *dispatch.Engine) { benchCasesOf(b, e, bench.Cases()) }
+
+// benchCasesOf runs e.Process on every case of cases.
+func benchCasesOf(b *testing.B, e *dispatch.Engine, cases []bench.Case) {
+	for _, c := range cases {
 		b.Run(c.Name, func(b *testing.B) {
 			dst := make([]byte, 0, 4096)
 			b.SetBytes(int64(len(c.Msg)))
@@ -55,8 +58,15 @@ func benchCases(b *testing.B, e *dispatch.Engine) {
 // BenchmarkEngineTyped runs the cases of BenchmarkEngine on typed handlers
 // (dispatch.Typed) registered the default way, without Inline
 // (demo.RegisterAs(e, demo.Typed), whose methods of the cases are
-// bench.RegisterTyped's): the API most users write.
-func BenchmarkEngineTyped(b *testing.B) { benchCases(b, newEngineAs(b, demo.Typed)) }
+// bench.RegisterTyped's): the API most users write. It adds the typed-only
+// cases of bench.TypedCases (strings: typed string decoding).
+func BenchmarkEngineTyped(b *testing.B) {
+	e := newEngineAs(b, demo.Typed)
+	if err := bench.RegisterProfile(e); err != nil {
+		b.Fatal(err)
+	}
+	benchCasesOf(b, e, bench.TypedCases())
+}
 
 func BenchmarkStdlib(b *testing.B) {
 	s := bench.NewStdlib()

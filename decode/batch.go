@@ -6,7 +6,10 @@ package decode
 // Seen, and six spans, offsets into the input (or, for a method name with escapes, into
 // the scratch buffer). Members sit in chunks of chunkMembers, which are never copied as
 // the batch grows, and the Parser keeps the first maxKeptChunks of them between messages.
-// BatchMember turns one back into a Message; Batch builds a slice of all of them.
+// record fills a Message for a member as for a single message; classifyMember packs it into a
+// bmember, and BatchMember turns one back into a Message; Batch builds a slice of all of them.
+
+import "github.com/jetrpc/jetrpc/internal/bytesconv"
 
 const (
 	chunkMembers   = 128
@@ -44,56 +47,43 @@ type bmember struct {
 	meta   span
 }
 
-// classifyMember sets bm's Kind, Reason and Seen from env, as classify would a Message's, and
-// drops its id span when the id is not valid.
-func (p *Parser) classifyMember(bm *bmember, env *envelope) {
-	m := &p.cls
+// classifyMember classifies a batch member that record noted in m (filled as a single message
+// is; m is reused, so only the fields of members seen are read) and packs it into bm: its Kind, Reason and Seen, and where its values lie in data
+// (the batch's input) or, for a method name with escapes, in the scratch buffer.
+func (p *Parser) classifyMember(bm *bmember, m *Message, env *envelope, data []byte) {
 	p.classify(m, env)
-	bm.kind, bm.reason = m.Kind, m.Reason
-	bm.seen |= m.Seen
-	if m.ID == nil {
-		bm.id = span{}
+	bm.kind, bm.reason, bm.seen = m.Kind, m.Reason, m.Seen
+	seen := m.Seen
+	switch {
+	case !env.methodStr:
+	case env.nameAt >= 0:
+		bm.method = span{uint32(env.nameAt), uint32(env.nameAt + len(m.Method))}
+		bm.seen |= inScratch
+	default:
+		bm.method = spanIn(m.Method, data)
 	}
-	m.ID = nil
+	if m.ID != nil { // a valid id
+		bm.id = spanIn(m.ID, data)
+		m.ID = nil
+	}
+	if seen&HasParams != 0 {
+		bm.params = spanIn(m.Params, data)
+	}
+	if seen&HasResult != 0 {
+		bm.result = spanIn(m.Result, data)
+	}
+	if seen&HasError != 0 {
+		bm.error = spanIn(m.Error, data)
+	}
+	if seen&HasMeta != 0 {
+		bm.meta = spanIn(m.Meta, data)
+	}
 }
 
-// recordMember is record for a batch member: it notes the first occurrence of known member k,
-// whose raw value v begins at data[vs], in env and where it lies in bm. Keep in step with
-// record.
-func (p *Parser) recordMember(bm *bmember, env *envelope, k Members, v []byte, vs int, vesc bool) {
-	sp := span{uint32(vs), uint32(vs + len(v))}
-	switch k {
-	case HasJSONRPC:
-		env.version = string(v) == `"2.0"` || vesc && KeyEquals(v[1:len(v)-1], "2.0")
-	case HasMethod:
-		if v[0] != '"' {
-			return
-		}
-		env.methodStr = true
-		if !vesc {
-			bm.method = span{sp.off + 1, sp.end - 1}
-			return
-		}
-		start := uint32(len(p.scratch))
-		p.scratch, _ = appendUnescaped(p.scratch, v[1:len(v)-1])
-		bm.method = span{start, uint32(len(p.scratch))}
-		bm.seen |= inScratch
-	case HasParams:
-		bm.params = sp
-		env.paramsOK = v[0] == '{' || v[0] == '['
-	case HasID:
-		b := v[0]
-		bm.id = sp // dropped by classify when the id is not valid
-		env.id = v
-		env.idOK = b == '"' || b == 'n' || b == '-' || b-'0' < 10
-	case HasResult:
-		bm.result = sp
-	case HasError:
-		bm.error = sp
-		env.errorObj = v[0] == '{'
-	case HasMeta:
-		bm.meta = sp
-	}
+// spanIn returns the span of b, a sub-slice of in.
+func spanIn(b, in []byte) span {
+	off, _ := bytesconv.Offset(b, in)
+	return span{uint32(off), uint32(off + len(b))}
 }
 
 // members is a batch's table.

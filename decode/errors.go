@@ -3,6 +3,8 @@ package decode
 import (
 	"errors"
 	"strconv"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // The sentinel errors wrapped by [SyntaxError].
@@ -35,28 +37,16 @@ func (e *SyntaxError) Error() string {
 // Unwrap returns the sentinel, for errors.Is.
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
-// code is the scanner's internal result: ok, or which sentinel to report. Scanner functions
-// return it beside an offset instead of an error value so nothing is boxed on the hot path.
-type code uint8
-
-const (
-	codeOK code = iota
-	codeSyntax
-	codeUTF8
-	codeTruncated
-	codeDepth
-)
-
-// err returns the sentinel for c (nil for codeOK).
-func (c code) err() error {
+// errOf returns the sentinel for the scanner's code c (nil for scan.OK).
+func errOf(c scan.Code) error {
 	switch c {
-	case codeOK:
+	case scan.OK:
 		return nil
-	case codeUTF8:
+	case scan.UTF8:
 		return ErrUTF8
-	case codeTruncated:
+	case scan.Truncated:
 		return ErrTruncated
-	case codeDepth:
+	case scan.Depth:
 		return ErrDepth
 	}
 	return ErrSyntax

@@ -1,6 +1,6 @@
 package decode
 
-import "bytes"
+import "github.com/jetrpc/jetrpc/internal/scan"
 
 // Iter walks the elements of an already-validated JSON array, or the members of an
 // already-validated object, without allocating. The zero value is empty; Reset starts it.
@@ -27,7 +27,7 @@ type Iter struct {
 // allowed), e.g. Message.Params. It reports false, leaving the Iter empty, if value is neither.
 func (it *Iter) Reset(value []byte) bool {
 	*it = Iter{finished: true}
-	i := skipWS(value, 0)
+	i := scan.SkipWS(value, 0)
 	if i >= len(value) || value[i] != '{' && value[i] != '[' {
 		return false
 	}
@@ -61,7 +61,7 @@ func (it *Iter) Next() bool {
 		return false
 	}
 	data := it.data
-	i := skipWS(data, it.i)
+	i := scan.SkipWS(data, it.i)
 	if i >= len(data) {
 		return it.stop()
 	}
@@ -72,25 +72,25 @@ func (it *Iter) Next() bool {
 		if data[i] != ',' {
 			return it.stop()
 		}
-		i = skipWS(data, i+1)
+		i = scan.SkipWS(data, i+1)
 	}
 	it.started = true
 	if it.obj {
 		if i >= len(data) || data[i] != '"' {
 			return it.stop()
 		}
-		end := skipString(data, i)
+		end := scan.SkipString(data, i)
 		if end < 0 {
 			return it.stop()
 		}
 		it.ks, it.ke = i+1, end-1
-		i = skipWS(data, end)
+		i = scan.SkipWS(data, end)
 		if i >= len(data) || data[i] != ':' {
 			return it.stop()
 		}
 		i++
 	}
-	i = skipWS(data, i)
+	i = scan.SkipWS(data, i)
 	end := SkipValue(data, i)
 	if end < 0 {
 		return it.stop()
@@ -108,68 +108,4 @@ func (it *Iter) stop() bool {
 // after optional whitespace, or -1 when there is no complete value there. It checks only the
 // structure it needs (quotes and brackets), so it is faster than validating, and never panics on
 // any input.
-func SkipValue(data []byte, i int) int {
-	if i < 0 {
-		return -1
-	}
-	i = skipWS(data, i)
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				if i = skipString(data, i); i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	case ',', ':', '}', ']':
-		return -1
-	}
-	// A number or a literal: up to the next delimiter.
-	start := i
-	for i < len(data) && !isSpace(data[i]) && data[i] != ',' && data[i] != '}' && data[i] != ']' && data[i] != ':' {
-		i++
-	}
-	if i == start {
-		return -1
-	}
-	return i
-}
-
-// skipString returns the offset after the closing quote of the validated string opening at
-// data[i], or -1 if it is not closed.
-func skipString(data []byte, i int) int {
-	i++
-	for {
-		k := bytes.IndexByte(data[i:], '"')
-		if k < 0 {
-			return -1
-		}
-		i += k
-		// The quote is escaped iff an odd run of backslashes precedes it.
-		n := 0
-		for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
-			n++
-		}
-		i++
-		if n&1 == 0 {
-			return i
-		}
-	}
-}
+func SkipValue(data []byte, i int) int { return scan.Skip(data, i) }

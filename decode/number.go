@@ -4,16 +4,8 @@ import (
 	"strconv"
 
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
-
-// isNumber reports whether num is exactly one JSON number token.
-func isNumber(num []byte) bool {
-	if len(num) == 0 {
-		return false
-	}
-	end, c := scanNumber(num, 0)
-	return c == codeOK && end == len(num)
-}
 
 // ParseInt parses the JSON number token num as an int64 without allocating. It returns ErrSyntax
 // when num is not a JSON number or has a fraction or exponent (`1.0`, `1e3`), and strconv's
@@ -44,7 +36,7 @@ func ParseInt(num []byte) (int64, error) {
 // parseIntSlow is ParseInt for the empty token, a leading zero and 19 or
 // more digits.
 func parseIntSlow(num []byte) (int64, error) {
-	if !isNumber(num) {
+	if !scan.IsNumber(num) {
 		return 0, ErrSyntax
 	}
 	for _, b := range num {
@@ -59,8 +51,13 @@ func parseIntSlow(num []byte) (int64, error) {
 // ErrSyntax when num is not a JSON number, and strconv's range error (with ±Inf) when it is out
 // of range.
 func ParseFloat(num []byte) (float64, error) {
-	if !isNumber(num) {
+	if !scan.IsNumber(num) {
 		return 0, ErrSyntax
 	}
 	return strconv.ParseFloat(bytesconv.B2S(num), 64)
 }
+
+// Valid reports whether data is one valid JSON value (RFC 8259, UTF-8) with optional whitespace
+// around it, nesting at most maxDepth containers (0 means DefaultMaxDepth). It is the validator
+// Parse uses, and allocates only when maxDepth is above 1024.
+func Valid(data []byte, maxDepth int) bool { return scan.Valid(data, maxDepth) }

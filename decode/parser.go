@@ -1,16 +1,25 @@
 package decode
 
+// NOTE: the tokens and nested values are validated by internal/scan, the module's one JSON
+// scanner (SkipWS, String, Number, Scalar, Scanner.Composite). This file builds the envelope
+// object and the batch array on top of it and classifies. fastKey recognises the usual
+// spellings of the known member names ("method", "params", "id", ...) with one 8-byte load, so
+// most envelope keys are never scanned as strings. record is the one rule for a known member,
+// for a single message and a batch member alike: a member is recorded into a Message (on the
+// stack of array) and packed into its compact form afterwards (batch.go).
+
 import (
 	"bytes"
 	"encoding/binary"
 	"slices"
 
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // Defaults applied when the Parser's limits are zero.
 const (
-	DefaultMaxDepth = 1000
+	DefaultMaxDepth = scan.DefaultMaxDepth
 	DefaultMaxBatch = 1000
 )
 
@@ -31,7 +40,7 @@ type Parser struct {
 	MaxBatch int
 
 	noCopy  noCopy
-	scan    scanner
+	sc      scan.Scanner
 	msg     Message
 	isBatch bool     // the last Parse returned Kind Batch
 	scratch []byte   // unescaped method names and unknown member names
@@ -40,7 +49,6 @@ type Parser struct {
 
 	// A batch's (batch.go).
 	members members   // the last batch's members, compact
-	cls     Message   // a member's classification (classifyMember)
 	bm      *bmember  // the member being scanned
 	batch   []Message // the last batch's members as Messages, once Batch was called
 	built   bool      // batch holds the last batch's members
@@ -51,7 +59,7 @@ type Parser struct {
 // Reset drops all references to the last input and keeps the buffers' capacity, up to
 // what a batch of about a thousand members needs: a larger batch's tables are let go.
 func (p *Parser) Reset() {
-	p.msg, p.cls, p.in = Message{}, Message{}, nil
+	p.msg, p.in = Message{}, nil
 	p.endBatch()
 	p.scratch = p.scratch[:0]
 	clear(p.keys)
@@ -75,7 +83,7 @@ func (p *Parser) Reset() {
 //     ReasonID, ReasonResponse (error not an object);
 //  5. otherwise ReasonNoMethod.
 func (p *Parser) Parse(data []byte) (*Message, error) {
-	p.scan.setLimit(p.MaxDepth)
+	p.sc.SetLimit(p.MaxDepth)
 	p.scratch = p.scratch[:0]
 	if p.keys = p.keys[:0]; cap(p.keys) > maxKeptKeys {
 		p.keys = nil // a hostile message had many members: do not keep its table
@@ -85,25 +93,25 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	}
 	m := &p.msg
 	*m = Message{}
-	i := skipWS(data, 0)
+	i := scan.SkipWS(data, 0)
 	if i >= len(data) {
-		return p.fail(i, codeTruncated)
+		return p.fail(i, scan.Truncated)
 	}
-	var c code
+	var c scan.Code
 	switch data[i] {
 	case '{':
 		i, c = p.object(data, i, 0, m)
 	case '[':
 		i, c = p.array(data, i, m)
 	default:
-		i, c = scalar(data, i)
+		i, c = scan.Scalar(data, i)
 		m.Reason = ReasonNotObject
 	}
-	if c != codeOK {
+	if c != scan.OK {
 		return p.fail(i, c)
 	}
-	if i = skipWS(data, i); i < len(data) {
-		return p.fail(i, codeSyntax)
+	if i = scan.SkipWS(data, i); i < len(data) {
+		return p.fail(i, scan.Syntax)
 	}
 	if m.Kind == Batch {
 		p.isBatch, p.data = true, data
@@ -168,26 +176,26 @@ func (p *Parser) Batch() []Message {
 	return p.batch[:len(p.batch):len(p.batch)]
 }
 
-func (p *Parser) fail(i int, c code) (*Message, error) {
+func (p *Parser) fail(i int, c scan.Code) (*Message, error) {
 	if p.members.n > 0 {
 		p.members.reset() // a batch that turned out not to be JSON
 	}
-	p.err = SyntaxError{Offset: i, Err: c.err()}
+	p.err = SyntaxError{Offset: i, Err: errOf(c)}
 	return nil, &p.err
 }
 
 // array scans a top-level array at data[i] as a batch.
-func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
-	s := &p.scan
-	if s.maxDepth < 1 {
-		return i, codeDepth
+func (p *Parser) array(data []byte, i int, m *Message) (int, scan.Code) {
+	s := &p.sc
+	if s.Limit() < 1 {
+		return i, scan.Depth
 	}
-	if i = skipWS(data, i+1); i >= len(data) {
-		return i, codeTruncated
+	if i = scan.SkipWS(data, i+1); i >= len(data) {
+		return i, scan.Truncated
 	}
 	if data[i] == ']' {
 		m.Reason = ReasonEmptyBatch
-		return i + 1, codeOK
+		return i + 1, scan.OK
 	}
 	maxBatch := p.MaxBatch
 	if maxBatch <= 0 {
@@ -197,36 +205,39 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 		maxBatch = 0 // member offsets would not fit in a span: over any limit
 	}
 	p.members.reset()
-	var c code
+	var (
+		c   scan.Code
+		cls Message // the member being scanned, as record fills it, before it is packed
+	)
 	for n := 1; ; n++ {
 		if n > maxBatch {
 			// Over the limit: keep validating, stop recording.
-			i, c = s.value(data, i, 1)
+			i, c = s.Value(data, i, 1)
 		} else {
 			bm := p.members.add()
 			switch data[i] {
 			case '{':
 				p.bm = bm
-				i, c = p.object(data, i, 1, nil)
+				i, c = p.object(data, i, 1, &cls)
 				p.bm = nil
 			case '[':
-				i, c = s.composite(data, i, 1)
+				i, c = s.Composite(data, i, 1)
 				bm.reason = ReasonNestedBatch
 			default:
-				i, c = scalar(data, i)
+				i, c = scan.Scalar(data, i)
 				bm.reason = ReasonNotObject
 			}
 		}
-		if c != codeOK {
+		if c != scan.OK {
 			return i, c
 		}
-		if i = skipWS(data, i); i >= len(data) {
-			return i, codeTruncated
+		if i = scan.SkipWS(data, i); i >= len(data) {
+			return i, scan.Truncated
 		}
 		switch data[i] {
 		case ',':
-			if i = skipWS(data, i+1); i >= len(data) {
-				return i, codeTruncated
+			if i = scan.SkipWS(data, i+1); i >= len(data) {
+				return i, scan.Truncated
 			}
 			continue
 		case ']':
@@ -236,9 +247,9 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, code) {
 			} else {
 				m.Kind = Batch
 			}
-			return i + 1, codeOK
+			return i + 1, scan.OK
 		}
-		return i, codeSyntax
+		return i, scan.Syntax
 	}
 }
 
@@ -251,41 +262,39 @@ type envelope struct {
 	idOK      bool // id is a string, number or null
 	errorObj  bool // error is an object
 	id        []byte
+	nameAt    int // where the unescaped method name begins in the scratch buffer, or -1
 }
 
 // object scans the message object at data[i] (depth containers open around it), recording its
-// members in m and classifying it; for a batch member (p.bm set) in p.bm instead (m unused).
-func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
-	s := &p.scan
-	if depth >= s.maxDepth {
-		return i, codeDepth
+// members in m and classifying it; for a batch member (p.bm set), m is packed into p.bm once
+// classified.
+func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) {
+	s := &p.sc
+	if depth >= s.Limit() {
+		return i, scan.Depth
 	}
 	depth++
 	keys0 := len(p.keys)
 	var (
-		env  envelope
-		c    code
+		env  = envelope{nameAt: -1}
+		c    scan.Code
 		esc  bool
 		vesc bool
 	)
-	if i = skipWS(data, i+1); i >= len(data) {
-		return i, codeTruncated
+	if i = scan.SkipWS(data, i+1); i >= len(data) {
+		return i, scan.Truncated
 	}
 	if data[i] == '}' {
-		if p.bm == nil {
-			p.classify(m, &env)
-		} else {
-			p.classifyMember(p.bm, &env)
-		}
-		return i + 1, codeOK
+		p.done(m, &env, data)
+		return i + 1, scan.OK
 	}
 	for {
 		if data[i] != '"' {
-			return i, codeSyntax
+			return i, scan.Syntax
 		}
 		k, end := fastKey(data, i)
 		if end == i {
-			if end, esc, c = scanString(data, i); c != codeOK {
+			if end, esc, c = scan.String(data, i); c != scan.OK {
 				return end, c
 			}
 			if key := data[i+1 : end-1]; esc {
@@ -300,7 +309,7 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 		i = end
 		if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
 			i++
-		} else if i, c = consumeColonSlow(data, i); c != codeOK {
+		} else if i, c = scan.ColonSlow(data, i); c != scan.OK {
 			return i, c
 		}
 		vs := i
@@ -310,20 +319,20 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 			if k == HasJSONRPC && i+5 <= len(data) && string(data[i:i+5]) == `"2.0"` {
 				i += 5
 			} else {
-				i, vesc, c = scanString(data, i)
+				i, vesc, c = scan.String(data, i)
 			}
 		case b == '{' || b == '[':
-			i, c = s.composite(data, i, depth)
+			i, c = s.Composite(data, i, depth)
 		case b == '-' || b-'0' < 10:
-			if j := plainInt(data, i); j > i {
+			if j := scan.PlainInt(data, i); j > i {
 				i = j
 			} else {
-				i, c = scanNumber(data, i)
+				i, c = scan.Number(data, i)
 			}
 		default:
-			i, c = scalar(data, i)
+			i, c = scan.Scalar(data, i)
 		}
-		if c != codeOK {
+		if c != scan.OK {
 			return i, c
 		}
 		if k != 0 {
@@ -331,20 +340,16 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 				env.dup |= k
 			} else {
 				env.seen |= k
-				if p.bm == nil {
-					p.record(m, &env, k, data[vs:i:i], vesc)
-				} else {
-					p.recordMember(p.bm, &env, k, data[vs:i:i], vs, vesc)
-				}
+				p.record(m, &env, k, data[vs:i:i], vesc)
 			}
 		}
-		if i = skipWS(data, i); i >= len(data) {
-			return i, codeTruncated
+		if i = scan.SkipWS(data, i); i >= len(data) {
+			return i, scan.Truncated
 		}
 		switch data[i] {
 		case ',':
-			if i = skipWS(data, i+1); i >= len(data) {
-				return i, codeTruncated
+			if i = scan.SkipWS(data, i+1); i >= len(data) {
+				return i, scan.Truncated
 			}
 			continue
 		case '}':
@@ -352,14 +357,10 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, code) {
 				env.dup |= dupUnknown
 			}
 			p.dropKeys(keys0)
-			if p.bm == nil {
-				p.classify(m, &env)
-			} else {
-				p.classifyMember(p.bm, &env)
-			}
-			return i + 1, codeOK
+			p.done(m, &env, data)
+			return i + 1, scan.OK
 		}
-		return i, codeSyntax
+		return i, scan.Syntax
 	}
 }
 
@@ -445,8 +446,18 @@ func memberSlow(key []byte) Members {
 	return 0
 }
 
+// done classifies the object just scanned into m; a batch member's is then packed into p.bm.
+func (p *Parser) done(m *Message, env *envelope, data []byte) {
+	if p.bm == nil {
+		p.classify(m, env)
+	} else {
+		p.classifyMember(p.bm, m, env, data)
+	}
+}
+
 // record notes the first occurrence of known member k with raw value v (vesc: v is a string
-// with escapes).
+// with escapes) in env and m: the one rule for a message and a batch member (whose m
+// classifyMember packs).
 func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc bool) {
 	switch k {
 	case HasJSONRPC:
@@ -459,8 +470,9 @@ func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc boo
 		name := v[1 : len(v)-1 : len(v)-1]
 		if vesc {
 			start := len(p.scratch)
-			p.scratch, _ = appendUnescaped(p.scratch, name)
+			p.scratch, _ = scan.AppendUnescaped(p.scratch, name)
 			name = p.scratch[start:len(p.scratch):len(p.scratch)]
+			env.nameAt = start
 		}
 		m.Method = name
 	case HasParams:
@@ -541,7 +553,7 @@ const maxKeptKeys = 256
 func (p *Parser) addKey(raw []byte, esc bool) {
 	if esc {
 		start := len(p.scratch)
-		p.scratch, _ = appendUnescaped(p.scratch, raw)
+		p.scratch, _ = scan.AppendUnescaped(p.scratch, raw)
 		raw = p.scratch[start:]
 	}
 	p.keys = append(p.keys, raw)

@@ -83,7 +83,7 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 		if len(params) == 0 {
 			return nil
 		}
-		return paramError(-1, "", b.dec.Decode(params, p))
+		return paramError(-1, "", b.dec.DecodeValid(params, p))
 	case bindSingle:
 		return b.bindSingle(params, p)
 	case bindRaw:
@@ -93,7 +93,7 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 		return nil
 	}
 	if b.ptr { // a *struct P is never nil, even without params
-		if err := b.dec.Decode(emptyObject, p); err != nil {
+		if err := b.dec.DecodeValid(emptyObject, p); err != nil {
 			return paramError(-1, "", err)
 		}
 	}
@@ -103,7 +103,7 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	var it decode.Iter
 	it.Reset(params)
 	if it.IsObject() {
-		return paramError(-1, "", b.dec.Decode(params, p))
+		return paramError(-1, "", b.dec.DecodeValid(params, p))
 	}
 	if b.ptr {
 		p = *(*unsafe.Pointer)(p)
@@ -119,7 +119,7 @@ func (b *binder) bindSingle(params []byte, p unsafe.Pointer) error {
 	if !it.Reset(params) || it.IsObject() || !it.Next() {
 		return invalidParams(-1, "", "want an array of one value")
 	}
-	if err := b.dec.Decode(it.Value(), p); err != nil {
+	if err := b.dec.DecodeValid(it.Value(), p); err != nil {
 		return paramError(0, "", err)
 	}
 	if it.Next() {
@@ -136,7 +136,7 @@ func (b *binder) bindPositional(it *decode.Iter, p unsafe.Pointer) error {
 			return invalidParams(i, "", "too many params: want at most "+strconv.Itoa(len(b.fields)))
 		}
 		f := &b.fields[i]
-		if err := f.Decoder.Decode(it.Value(), unsafe.Add(p, f.Offset)); err != nil {
+		if err := f.Decoder.DecodeValid(it.Value(), unsafe.Add(p, f.Offset)); err != nil {
 			return paramError(i, f.Name, err)
 		}
 	}

@@ -2,17 +2,16 @@ package marshal
 
 // NOTE: compact is encoding/json's appendCompact with HTML escaping off, the
 // treatment MarshalJSON output and json.RawMessage get: it checks that src
-// is exactly one JSON value by the same grammar as encoding/json's scanner
-// (strings are not checked for valid UTF-8, nesting stops at 10000) and
-// appends it to dst without the whitespace between tokens. It is a
-// recursive descent over int offsets; bytes are copied in runs between
-// whitespace, so input that is already compact is one append and nothing
-// is allocated beyond dst's growth.
+// is exactly one JSON value by the grammar of encoding/json's scanner
+// (strings need not be valid UTF-8, nesting stops at 10000: what
+// encoding/json accepts from a Marshaler) and appends it to dst without
+// the whitespace between tokens. The tokens are scanned by internal/scan
+// (decode's scanner; its lax String lets bytes that are not UTF-8
+// through); the structure is a recursive descent over int offsets, and
+// bytes are copied in runs between whitespace, so input that is already
+// compact is one append and nothing is allocated beyond dst's growth.
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "github.com/jetrpc/jetrpc/internal/scan"
 
 // maxNesting is encoding/json's scanner limit on nested arrays and objects.
 const maxNesting = 10000
@@ -37,15 +36,9 @@ func compact(dst, src []byte) ([]byte, bool) {
 	return append(c.dst, src[c.start:]...), true
 }
 
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
 // ws skips whitespace at c.i, first copying the run before it to dst.
 func (c *compactor) ws() {
-	i := c.i
-	for i < len(c.src) && isSpace(c.src[i]) {
-		i++
-	}
-	if i > c.i {
+	if i := scan.SkipWS(c.src, c.i); i > c.i {
 		c.dst = append(c.dst, c.src[c.start:c.i]...)
 		c.start, c.i = i, i
 	}
@@ -70,7 +63,8 @@ func (c *compactor) nextSlow() byte {
 }
 
 func (c *compactor) value(depth int) bool {
-	switch c.next() {
+	b := c.next()
+	switch b {
 	case '{':
 		return c.object(depth + 1)
 	case '[':
@@ -84,9 +78,12 @@ func (c *compactor) value(depth int) bool {
 	case 'n':
 		return c.lit("null")
 	}
-	j := scanNumber(c.src, c.i)
+	if b != '-' && b-'0' >= 10 { // also 0, the end
+		return false
+	}
+	j, code := scan.Number(c.src, c.i)
 	c.i = j
-	return j >= 0
+	return code == scan.OK
 }
 
 func (c *compactor) object(depth int) bool {
@@ -144,127 +141,18 @@ func (c *compactor) array(depth int) bool {
 }
 
 func (c *compactor) lit(s string) bool {
-	if len(c.src)-c.i < len(s) || string(c.src[c.i:c.i+len(s)]) != s {
-		return false
-	}
-	c.i += len(s)
-	return true
+	j, code := scan.Literal(c.src, c.i, s)
+	c.i = j
+	return code == scan.OK
 }
 
 // str reads the string starting at c.i (a '"'): control characters are an
 // error, escapes must be valid, any other byte passes as it is.
 func (c *compactor) str() bool {
-	s, i := c.src, c.i+1
-	for {
-		i = plainRun(s, i)
-		for i < len(s) && plain[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			return false
-		}
-		switch s[i] {
-		case '"':
-			c.i = i + 1
-			return true
-		case '\\':
-			n := escapeLen(s[i+1:])
-			if n == 0 {
-				return false
-			}
-			i += 1 + n
-		default: // a control character
-			return false
-		}
+	j, _, code := scan.String(c.src, c.i)
+	if code == scan.UTF8 { // bytes that are not UTF-8 pass
+		j, _, code = scan.StringLax(c.src, c.i)
 	}
-}
-
-// plainRun skips bytes of s from i that stand for themselves in a string,
-// eight at a time; it stops at or before the first that may not.
-func plainRun(s []byte, i int) int {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(s) {
-		x := binary.LittleEndian.Uint64(s[i:])
-		q, b := x^('"'*lsb), x^('\\'*lsb)
-		if m := ((x-0x20*lsb)&^x | (q-lsb)&^q | (b-lsb)&^b) & msb; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		i += 8
-	}
-	return i
-}
-
-// plain marks the bytes that stand for themselves in a JSON string.
-var plain = func() (t [256]bool) {
-	for b := 0x20; b < 256; b++ {
-		t[b] = b != '"' && b != '\\'
-	}
-	return t
-}()
-
-// escapeLen is the length of the valid escape that s starts with (after
-// the backslash), 0 if there is none.
-func escapeLen(s []byte) int {
-	if len(s) == 0 {
-		return 0
-	}
-	switch s[0] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 1
-	case 'u':
-		if len(s) < 5 {
-			return 0
-		}
-		for _, h := range s[1:5] {
-			if !isHex(h) {
-				return 0
-			}
-		}
-		return 5
-	}
-	return 0
-}
-
-func isHex(b byte) bool { return '0' <= b && b <= '9' || 'a' <= b|0x20 && b|0x20 <= 'f' }
-
-func isDigit(b byte) bool { return '0' <= b && b <= '9' }
-
-// scanNumber returns the end of the JSON number that starts at s[i]
-// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or -1 if there is none.
-// It is the grammar of encoding/json's scanner and of its isValidNumber.
-func scanNumber[B []byte | string](s B, i int) int {
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i = digits(s, i+1)
-	default:
-		return -1
-	}
-	if i < len(s) && s[i] == '.' {
-		if i = digits(s, i+1); !isDigit(s[i-1]) {
-			return -1
-		}
-	}
-	if i < len(s) && s[i]|0x20 == 'e' {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if j := digits(s, i); j > i {
-			return j
-		}
-		return -1
-	}
-	return i
-}
-
-func digits[B []byte | string](s B, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
+	c.i = j
+	return code == scan.OK || code == scan.UTF8
 }

@@ -116,7 +116,7 @@ func (c *compiler) encoder(t reflect.Type, addr bool) (*Encoder, error) {
 	if e, ok := c.building[k]; ok {
 		return e, nil
 	}
-	e := &Encoder{t: t, direct: directIface(t)}
+	e := &Encoder{t: t, direct: DirectIface(t)}
 	c.building[k] = e
 	fn, err := c.build(t, addr)
 	if err != nil {
@@ -170,17 +170,17 @@ func (c *compiler) build(t reflect.Type, addr bool) (encFunc, error) {
 	return nil, &Error{Type: t, Reason: reasonUnsupportedType}
 }
 
-// directIface reports whether the gc toolchain stores a value of t in an
+// DirectIface reports whether the gc toolchain stores a value of t in an
 // interface's data word itself rather than a pointer to it (the rule of
-// cmd/compile's types.IsDirectIface).
-func directIface(t reflect.Type) bool {
+// cmd/compile's types.IsDirectIface). internal/rpcmsg uses it too.
+func DirectIface(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 		return true
 	case reflect.Array:
-		return t.Len() == 1 && directIface(t.Elem())
+		return t.Len() == 1 && DirectIface(t.Elem())
 	case reflect.Struct:
-		return t.NumField() == 1 && directIface(t.Field(0).Type)
+		return t.NumField() == 1 && DirectIface(t.Field(0).Type)
 	}
 	return false
 }

@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // numberEnc writes a json.Number as the literal it holds, "" as 0; a string
@@ -14,7 +16,7 @@ func numberEnc(dst []byte, p unsafe.Pointer, _ int) ([]byte, error) {
 	if s == "" {
 		s = "0"
 	}
-	if scanNumber(s, 0) != len(s) {
+	if !scan.IsNumber(bytesconv.S2B(s)) {
 		return dst, errNumber
 	}
 	return append(dst, s...), nil

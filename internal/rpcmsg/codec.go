@@ -72,7 +72,7 @@ func newParamsCodec(t reflect.Type, compile func(reflect.Type) (*marshal.Encoder
 	switch {
 	case t.Kind() == reflect.Pointer:
 		et = t.Elem()
-	case directIface(t):
+	case marshal.DirectIface(t):
 		word = true
 	}
 	enc, err := compile(et)
@@ -98,21 +98,6 @@ func newResultCodec(t reflect.Type, compile func(reflect.Type) (*unmarshal.Decod
 		return &resultCodec{}
 	}
 	return &resultCodec{dec: dec}
-}
-
-// directIface reports whether the gc toolchain stores a value of t in an
-// interface's data word itself rather than a pointer to it (the rule of
-// cmd/compile's types.IsDirectIface).
-func directIface(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return true
-	case reflect.Array:
-		return t.Len() == 1 && directIface(t.Elem())
-	case reflect.Struct:
-		return t.NumField() == 1 && directIface(t.Field(0).Type)
-	}
-	return false
 }
 
 // AppendParams appends the JSON of params to dst: with the encoder that
@@ -226,8 +211,9 @@ func CheckResult(result any) error {
 	return nil
 }
 
-// DecodeResult decodes the raw JSON result into result (a non-nil pointer,
-// or nil to discard it) with the decoder that internal/unmarshal compiles
+// DecodeResult decodes the raw JSON result, which decode validated (a
+// response's result member), into result (a non-nil pointer, or nil to
+// discard it) with the decoder that internal/unmarshal compiles
 // once for the pointee's type (encoding/json's semantics; strings and
 // slices own their memory, so raw may be reused afterwards), or with
 // sonic.Unmarshal for a type that internal/unmarshal does not support (see
@@ -245,5 +231,5 @@ func (rc *resultCodec) decode(raw []byte, result any) error {
 	if rc.dec == nil {
 		return sonic.Unmarshal(raw, result)
 	}
-	return rc.dec.Decode(raw, dataWord(&result))
+	return rc.dec.DecodeValid(raw, dataWord(&result))
 }

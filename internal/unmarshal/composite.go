@@ -4,11 +4,13 @@ import (
 	"encoding/base64"
 	"reflect"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 func ptrDec(e *Decoder) decFn {
 	rt := rtypeOf(e.typ)
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	return func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		if data[i] == 'n' {
 			j, err := null(data, i)
 			if err == nil {
@@ -21,35 +23,19 @@ func ptrDec(e *Decoder) decFn {
 			q = unsafe_New(rt)
 			*(*unsafe.Pointer)(p) = q
 		}
-		return e.fn(data, i, q, depth)
+		return e.fn(data, i, q, repair)
 	}
 }
 
-// open checks the container at data[i] opened by c: it returns the first
-// member's offset, or done for an empty container.
-func open(data []byte, i, depth int, close byte) (int, bool, error) {
-	if depth >= maxDepth {
-		return 0, false, typeErr("exceeded max depth", i)
-	}
-	j := skipWS(data, i+1)
-	if j >= len(data) {
-		return 0, false, syntaxErr(j)
-	}
-	if data[j] == close {
-		return j + 1, true, nil
-	}
-	return j, false, nil
-}
-
-// countArray checks the array at data[i] and counts its elements.
-func countArray(data []byte, i, depth int) (int, error) {
-	j, done, err := open(data, i, depth, ']')
+// countArray counts the elements of the array at data[i].
+func countArray(data []byte, i int) (int, error) {
+	j, done, err := open(data, i, ']')
 	if err != nil || done {
 		return 0, err
 	}
 	n := 0
 	for {
-		if j, err = skipValue(data, j, depth+1); err != nil {
+		if j, err = skipValue(data, j); err != nil {
 			return 0, err
 		}
 		n++
@@ -63,7 +49,7 @@ func sliceDec(e *Decoder) decFn {
 	size := e.typ.Size()
 	rt := rtypeOf(e.typ)
 	bytes := e.typ.Kind() == reflect.Uint8
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	return func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		switch data[i] {
 		case '[':
 		case 'n':
@@ -74,13 +60,13 @@ func sliceDec(e *Decoder) decFn {
 			return j, err
 		case '"':
 			if bytes {
-				return decBase64(data, i, p)
+				return decBase64(data, i, p, repair)
 			}
 			fallthrough
 		default:
 			return mismatch(data, i, "slice")
 		}
-		n, err := countArray(data, i, depth)
+		n, err := countArray(data, i)
 		if err != nil {
 			return 0, err
 		}
@@ -89,22 +75,22 @@ func sliceDec(e *Decoder) decFn {
 			base = unsafe_NewArray(rt, n)
 		}
 		*(*sliceHeader)(p) = sliceHeader{Data: base, Len: n, Cap: n}
-		j := skipWS(data, i+1)
+		j := scan.SkipWS(data, i+1)
 		for k := 0; k < n; k++ {
-			if j, err = e.fn(data, j, add(base, uintptr(k)*size), depth+1); err != nil {
+			if j, err = e.fn(data, j, add(base, uintptr(k)*size), repair); err != nil {
 				return 0, wrapIndex(err, k)
 			}
 			j, _, _ = next(data, j, ']')
 		}
 		if n == 0 {
-			j = skipWS(data, j) + 1
+			j = scan.SkipWS(data, j) + 1
 		}
 		return j, nil
 	}
 }
 
-func decBase64(data []byte, i int, p unsafe.Pointer) (int, error) {
-	s, end, _, err := quoted(data, i)
+func decBase64(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
+	s, end, _, err := quoted(data, i, repair)
 	if err != nil {
 		return 0, err
 	}
@@ -120,7 +106,7 @@ func decBase64(data []byte, i int, p unsafe.Pointer) (int, error) {
 func arrayDec(e *Decoder, n int) decFn {
 	size := e.typ.Size()
 	zero := zeroFn(e.typ)
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	return func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		switch data[i] {
 		case '[':
 		case 'n':
@@ -128,18 +114,18 @@ func arrayDec(e *Decoder, n int) decFn {
 		default:
 			return mismatch(data, i, "array")
 		}
-		j, done, err := open(data, i, depth, ']')
+		j, done, err := open(data, i, ']')
 		if err != nil {
 			return 0, err
 		}
 		k := 0
 		for ; !done; k++ {
 			if k < n {
-				j, err = e.fn(data, j, add(p, uintptr(k)*size), depth+1)
+				j, err = e.fn(data, j, add(p, uintptr(k)*size), repair)
 				if err != nil {
 					return 0, wrapIndex(err, k)
 				}
-			} else if j, err = skipValue(data, j, depth+1); err != nil {
+			} else if j, err = skipValue(data, j); err != nil {
 				return 0, err
 			}
 			if j, done, err = next(data, j, ']'); err != nil {

@@ -26,6 +26,19 @@ var benchInputs = []struct {
 	{"array2", `[42,23]`, func() any { return new([2]int) }},
 	{"mixed", `{"method":"subtract","count":12345,"ratio":0.25,"on":true,"tags":["a","bb","ccc"],"inner":{"x":7,"s":"caf\u00e9"}}`,
 		func() any { return new(benchParams) }},
+	{"strings", `{"name":"Ada Lovelace","email":"ada.lovelace@analytical-engine.example",` +
+		`"bio":"Wrote \"the first program\" for Babbage's engine;\nnotes A to G, 1843.",` +
+		`"city":"London, England","note":"caf\u00e9 au lait \u2014 no sugar, thanks"}`,
+		func() any { return new(profile) }},
+}
+
+// profile is bench.ProfileArgs: string fields, two of them with escapes.
+type profile struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Bio   string `json:"bio"`
+	City  string `json:"city"`
+	Note  string `json:"note"`
 }
 
 func BenchmarkDecode(b *testing.B) {
@@ -43,6 +56,15 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				if err := d.Decode(data, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/valid", func(b *testing.B) { // as dispatch.Typed decodes params
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if err := d.DecodeValid(data, p); err != nil {
 					b.Fatal(err)
 				}
 			}

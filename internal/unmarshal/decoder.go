@@ -6,11 +6,15 @@ import (
 	"reflect"
 	"sync"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // decFn decodes the value at data[i] (not whitespace) into p and returns the
-// offset after it.
-type decFn func(data []byte, i int, p unsafe.Pointer, depth int) (int, error)
+// offset after it. data was validated (see scan.go); repair says that its
+// strings may hold bytes that are not UTF-8, which Decode let through and
+// which decode as U+FFFD.
+type decFn func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error)
 
 // Decoder is the decoder program of one Go type. It is immutable after
 // Compile and safe for concurrent use.
@@ -47,21 +51,39 @@ func (d *Decoder) Type() reflect.Type { return d.typ }
 func (d *Decoder) Fields() []Field { return d.fields }
 
 // Decode decodes the single JSON value data into the value of d's type at p,
-// which must point to such a value (Decode does not check it).
-// Nothing it stores aliases data (see the package doc). As in
+// which must point to such a value (Decode does not check it). It validates
+// data first, with decode's scanner and depth limit, letting bytes that are
+// not UTF-8 through in strings as encoding/json does (they decode as
+// U+FFFD). Nothing it stores aliases data (see the package doc). As in
 // encoding/json, null sets a pointer, slice, map or `any` to nil, is given
 // to UnmarshalJSON, is stored by a json.RawMessage, and leaves other values
 // unchanged.
 func (d *Decoder) Decode(data []byte, p unsafe.Pointer) error {
-	i := skipWS(data, 0)
-	if i >= len(data) {
-		return syntaxErr(i)
-	}
-	i, err := d.fn(data, i, p, 0)
+	bad, err := validate(data)
 	if err != nil {
 		return err
 	}
-	if i = skipWS(data, i); i != len(data) {
+	return d.decode(data, p, bad)
+}
+
+// DecodeValid is Decode for data that decode has validated (a message's
+// params or result, or a value inside them): it does not validate it
+// again. On data that is not valid it returns an error or a wrong value,
+// but never reads out of bounds.
+func (d *Decoder) DecodeValid(data []byte, p unsafe.Pointer) error {
+	return d.decode(data, p, false)
+}
+
+func (d *Decoder) decode(data []byte, p unsafe.Pointer, repair bool) error {
+	i := scan.SkipWS(data, 0)
+	if i >= len(data) {
+		return syntaxErr(i)
+	}
+	i, err := d.fn(data, i, p, repair)
+	if err != nil {
+		return err
+	}
+	if i = scan.SkipWS(data, i); i != len(data) {
 		return syntaxErr(i)
 	}
 	return nil

@@ -2,11 +2,15 @@
 // program compiled once per type (reflection in Compile, never per call).
 //
 // A Decoder fills its target through precomputed field offsets and unsafe
-// pointer arithmetic, and checks the JSON syntax of every byte it reads, so
-// it never crashes or reads out of bounds on any input. Its semantics are
+// pointer arithmetic. It reads JSON that internal/scan (decode's scanner)
+// has validated, and does not validate it again: DecodeValid is for values
+// decode validated (a message's params or result), Decode validates first
+// (encoding/json's grammar, with decode's depth limit). Either never
+// crashes or reads out of bounds on any input. Its semantics are
 // encoding/json's (FuzzDecode compares the two on every kind below), with
-// one difference: a slice is always decoded into a fresh backing array,
-// never into the existing one.
+// two differences: a slice is always decoded into a fresh backing array,
+// never into the existing one, and nesting stops at decode's limit
+// (scan.DefaultMaxDepth, 1000) instead of 10000.
 //
 // Supported: bool, all integer and float kinds, string, []byte (base64),
 // pointers, slices, arrays, structs (tags, "-", case-insensitive names,

@@ -10,8 +10,8 @@ import (
 	"unsafe"
 )
 
-func decAny(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
-	v, j, err := anyValue(data, i, depth)
+func decAny(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
+	v, j, err := anyValue(data, i, repair)
 	if err == nil {
 		*(*any)(p) = v
 	}
@@ -19,25 +19,25 @@ func decAny(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
 }
 
 // anyValue decodes data[i] as encoding/json does into an interface.
-func anyValue(data []byte, i, depth int) (any, int, error) {
+func anyValue(data []byte, i int, repair bool) (any, int, error) {
 	switch data[i] {
 	case 'n':
 		j, err := null(data, i)
 		return nil, j, err
 	case 't', 'f':
 		var b bool
-		j, err := decBool(data, i, unsafe.Pointer(&b), depth)
+		j, err := decBool(data, i, unsafe.Pointer(&b), repair)
 		return b, j, err
 	case '"':
 		var s string
-		j, err := decString(data, i, unsafe.Pointer(&s), depth)
+		j, err := decString(data, i, unsafe.Pointer(&s), repair)
 		return s, j, err
 	case '[':
-		j, done, err := open(data, i, depth, ']')
+		j, done, err := open(data, i, ']')
 		a := make([]any, 0)
 		for err == nil && !done {
 			var v any
-			if v, j, err = anyValue(data, j, depth+1); err != nil {
+			if v, j, err = anyValue(data, j, repair); err != nil {
 				return nil, 0, err
 			}
 			a = append(a, v)
@@ -45,15 +45,15 @@ func anyValue(data []byte, i, depth int) (any, int, error) {
 		}
 		return a, j, err
 	case '{':
-		j, done, err := open(data, i, depth, '}')
+		j, done, err := open(data, i, '}')
 		m := make(map[string]any)
 		for err == nil && !done {
 			var key []byte
 			var v any
-			if key, j, err = objectKey(data, j, nil); err != nil {
+			if key, j, err = objectKey(data, j, nil, repair); err != nil {
 				return nil, 0, err
 			}
-			if v, j, err = anyValue(data, j, depth+1); err != nil {
+			if v, j, err = anyValue(data, j, repair); err != nil {
 				return nil, 0, err
 			}
 			m[string(key)] = v
@@ -62,7 +62,7 @@ func anyValue(data []byte, i, depth int) (any, int, error) {
 		return m, j, err
 	}
 	var f float64
-	j, err := decFloat64(data, i, unsafe.Pointer(&f), depth)
+	j, err := decFloat64(data, i, unsafe.Pointer(&f), repair)
 	return f, j, err
 }
 
@@ -83,8 +83,8 @@ func boxPtr(typ, p unsafe.Pointer) any {
 // (they alias data: the method must copy what it keeps).
 func unmarshalerDec(t reflect.Type) decFn {
 	typ := ifaceMaker(t)
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
-		j, err := skipValue(data, i, depth)
+	return func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
+		j, err := skipValue(data, i)
 		if err != nil {
 			return 0, err
 		}
@@ -104,7 +104,7 @@ func textUnmarshalerDec(t reflect.Type) decFn {
 	typ := ifaceMaker(t)
 	zeroOnNull := t.Kind() == reflect.Slice || t.Kind() == reflect.Map
 	zero := zeroFn(t)
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	return func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		switch data[i] {
 		case '"':
 		case 'n':
@@ -116,7 +116,7 @@ func textUnmarshalerDec(t reflect.Type) decFn {
 		default:
 			return mismatch(data, i, t.String())
 		}
-		s, j, _, err := quoted(data, i)
+		s, j, _, err := quoted(data, i, repair)
 		if err != nil {
 			return 0, err
 		}

@@ -103,7 +103,7 @@ func path(t reflect.Type, index []int) ([]embedStep, uintptr) {
 // viaEmbedded decodes the member off bytes into the struct reached from
 // the outer struct through steps, allocating the embedded structs.
 func viaEmbedded(steps []embedStep, off uintptr, d *Decoder) *Decoder {
-	fn := func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	fn := func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		for k := range steps {
 			s := &steps[k]
 			pp := (*unsafe.Pointer)(add(p, s.off))
@@ -115,7 +115,7 @@ func viaEmbedded(steps []embedStep, off uintptr, d *Decoder) *Decoder {
 			}
 			p = *pp
 		}
-		return d.fn(data, i, add(p, off), depth)
+		return d.fn(data, i, add(p, off), repair)
 	}
 	return &Decoder{typ: d.typ, fn: fn}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 var (
@@ -13,8 +15,8 @@ var (
 
 // decRaw stores a copy of the (checked) value's bytes, null included, as
 // json.RawMessage.UnmarshalJSON does; the copy is always a new array.
-func decRaw(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
-	j, err := skipValue(data, i, depth)
+func decRaw(data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
+	j, err := skipValue(data, i)
 	if err != nil {
 		return 0, err
 	}
@@ -26,23 +28,23 @@ func decRaw(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
 
 // decNumber stores a number's text, or a string's content that is a valid
 // number, as a json.Number; null leaves it unchanged.
-func decNumber(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decNumber(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 	switch c := data[i]; {
 	case c == '"':
-		s, end, plain, err := quoted(data, i)
+		s, end, owned, err := quoted(data, i, repair)
 		if err != nil {
 			return 0, err
 		}
-		if !validNumber(s) {
+		if !scan.IsNumber(s) {
 			return 0, typeErr("invalid number literal "+string(s)+" for json.Number", i)
 		}
-		*(*string)(p) = ownString(s, plain)
+		*(*string)(p) = ownString(s, owned)
 		return end, nil
 	case c == 'n':
 		return null(data, i)
 	case c == '-' || isDigit(c):
-		j := scanNumber(data, i)
-		if j < 0 {
+		j, c := scan.Number(data, i)
+		if c != scan.OK {
 			return 0, syntaxErr(i)
 		}
 		*(*string)(p) = string(data[i:j])
@@ -50,6 +52,3 @@ func decNumber(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	}
 	return mismatch(data, i, "json.Number")
 }
-
-// validNumber reports whether s is exactly one JSON number.
-func validNumber(s []byte) bool { return len(s) > 0 && scanNumber(s, 0) == len(s) }

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strconv"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 type keyKind uint8
@@ -67,7 +69,7 @@ func isIntKind(k reflect.Kind) bool { return reflect.Int <= k && k <= reflect.In
 
 func isUintKind(k reflect.Kind) bool { return reflect.Uint <= k && k <= reflect.Uintptr }
 
-func (m *mapProg) decode(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+func (m *mapProg) decode(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 	switch data[i] {
 	case '{':
 	case 'n':
@@ -79,13 +81,13 @@ func (m *mapProg) decode(data []byte, i int, p unsafe.Pointer, depth int) (int, 
 	default:
 		return mismatch(data, i, "map")
 	}
-	j, done, err := open(data, i, depth, '}')
+	j, done, err := open(data, i, '}')
 	if err != nil {
 		return 0, err
 	}
 	mp := *(*unsafe.Pointer)(p)
 	if mp == nil { // encoding/json adds to an existing map
-		if mp, err = m.makeMap(data, i, depth, done); err != nil {
+		if mp, err = m.makeMap(data, i, done); err != nil {
 			return 0, err
 		}
 		*(*unsafe.Pointer)(p) = mp
@@ -94,7 +96,7 @@ func (m *mapProg) decode(data []byte, i int, p unsafe.Pointer, depth int) (int, 
 		var buf [64]byte
 		var k []byte
 		kj := j
-		if k, j, err = objectKey(data, j, buf[:0]); err != nil {
+		if k, j, err = objectKey(data, j, buf[:0], repair); err != nil {
 			return 0, err
 		}
 		slot, err := m.assign(mp, k, data, kj)
@@ -102,7 +104,7 @@ func (m *mapProg) decode(data []byte, i int, p unsafe.Pointer, depth int) (int, 
 			return 0, err
 		}
 		m.zero(slot)
-		if j, err = m.elem.fn(data, j, slot, depth+1); err != nil {
+		if j, err = m.elem.fn(data, j, slot, repair); err != nil {
 			return 0, wrapField(err, string(k))
 		}
 		if j, done, err = next(data, j, '}'); err != nil {
@@ -113,11 +115,11 @@ func (m *mapProg) decode(data []byte, i int, p unsafe.Pointer, depth int) (int, 
 }
 
 // makeMap makes the map of the object at data[i], sized for its members.
-func (m *mapProg) makeMap(data []byte, i, depth int, empty bool) (unsafe.Pointer, error) {
+func (m *mapProg) makeMap(data []byte, i int, empty bool) (unsafe.Pointer, error) {
 	n := 0
 	if !empty {
 		var err error
-		if n, err = countMembers(data, i, depth); err != nil {
+		if n, err = countMembers(data, i); err != nil {
 			return nil, err
 		}
 	}
@@ -165,7 +167,7 @@ func (m *mapProg) assignText(mp unsafe.Pointer, k, data []byte, kj int) (unsafe.
 	u := boxPtr(m.ktab, kp)
 	var err error
 	if m.kjson {
-		end, _, _ := scanString(data, kj) // objectKey checked it
+		end := scan.SkipString(data, kj) // objectKey read it
 		err = u.(json.Unmarshaler).UnmarshalJSON(data[kj:end])
 	} else {
 		err = u.(encoding.TextUnmarshaler).UnmarshalText(k)
@@ -177,8 +179,8 @@ func (m *mapProg) assignText(mp unsafe.Pointer, k, data []byte, kj int) (unsafe.
 }
 
 // countMembers checks the object at data[i] and counts its members.
-func countMembers(data []byte, i, depth int) (int, error) {
-	j, done, err := open(data, i, depth, '}')
+func countMembers(data []byte, i int) (int, error) {
+	j, done, err := open(data, i, '}')
 	if err != nil || done {
 		return 0, err
 	}
@@ -186,7 +188,7 @@ func countMembers(data []byte, i, depth int) (int, error) {
 		if _, j, _, err = memberKey(data, j); err != nil {
 			return 0, err
 		}
-		if j, err = skipValue(data, j, depth+1); err != nil {
+		if j, err = skipValue(data, j); err != nil {
 			return 0, err
 		}
 		if j, done, err = next(data, j, '}'); err != nil || done {

@@ -12,8 +12,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // quotable reports whether encoding/json applies ",string" to a field of
@@ -38,18 +39,15 @@ func (c *compiler) quotedDecoder(t reflect.Type) (*Decoder, error) {
 		return nil, err
 	}
 	store, name := quotedStore(t), t.String()
-	fn := func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	fn := func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		switch data[i] {
 		case 'n':
-			return plain.fn(data, i, p, depth)
+			return plain.fn(data, i, p, repair)
 		case '"':
 		default:
-			if _, err := skipValue(data, i, depth); err != nil {
-				return 0, err
-			}
 			return 0, typeErr("invalid use of ,string: unquoted value into "+name, i)
 		}
-		s, end, _, err := quoted(data, i)
+		s, end, _, err := quoted(data, i, repair)
 		if err != nil {
 			return 0, err
 		}
@@ -119,7 +117,7 @@ func kindStore(t reflect.Type) storeFn {
 			*(*bool)(p) = c == 't'
 		case c == '"':
 			s, ok := unquoteLoose(item)
-			if !ok || k != reflect.String || (number && !validNumber(s)) {
+			if !ok || k != reflect.String || (number && !scan.IsNumber(s)) {
 				return false
 			}
 			*(*string)(p) = string(s)
@@ -172,24 +170,24 @@ func setter(k reflect.Kind) func(string, unsafe.Pointer) bool {
 // unquoteLoose is encoding/json's unquoteBytes, for the content of a
 // ",string" value (which no scanner has checked): s must be a quoted
 // string; \' is a valid escape there, and a raw quote or control byte
-// is not.
+// is not. The content is UTF-8 already (quoted repaired it).
 func unquoteLoose(s []byte) ([]byte, bool) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return nil, false
 	}
 	s = s[1 : len(s)-1]
-	plain := true
+	esc := false
 	for r := 0; r < len(s); r++ {
 		switch c := s[r]; {
 		case c == '\\':
-			if plain = false; r+1 >= len(s) {
+			if esc = true; r+1 >= len(s) {
 				return nil, false
 			}
 			switch s[r+1] {
 			case '"', '\\', '/', '\'', 'b', 'f', 'n', 'r', 't':
 				r++
 			case 'u':
-				if getHex4(s[r+2:]) < 0 {
+				if scan.Hex4(s[r+2:]) < 0 {
 					return nil, false
 				}
 				r += 5
@@ -198,16 +196,29 @@ func unquoteLoose(s []byte) ([]byte, bool) {
 			}
 		case c == '"' || c < ' ':
 			return nil, false
-		case c >= utf8.RuneSelf:
-			plain = false
 		}
 	}
-	if plain {
+	if !esc {
 		return s, true
 	}
-	n := len(s)
-	if !utf8.Valid(s) {
-		n *= utf8.RuneLen(utf8.RuneError)
+	return appendUnescapedLoose(make([]byte, 0, len(s)), s), true
+}
+
+// appendUnescapedLoose is scan.AppendUnescaped for escapes that
+// unquoteLoose checked, \' included.
+func appendUnescapedLoose(dst, s []byte) []byte {
+	mark := 0
+	for r := 0; r < len(s); r++ {
+		if s[r] != '\\' {
+			continue
+		}
+		if s[r+1] == '\'' {
+			dst, _ = scan.AppendUnescaped(dst, s[mark:r])
+			dst = append(dst, '\'')
+			mark = r + 2
+		}
+		r++ // the escaped byte (a \u escape's digits are no backslash)
 	}
-	return appendUnquote(make([]byte, 0, n), s), true
+	dst, _ = scan.AppendUnescaped(dst, s[mark:])
+	return dst
 }

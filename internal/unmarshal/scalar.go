@@ -2,14 +2,15 @@ package unmarshal
 
 import (
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // null checks a null at data[i].
 func null(data []byte, i int) (int, error) { return literal(data, i, "null") }
 
-func decBool(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decBool(data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 	switch data[i] {
 	case 't':
 		j, err := literal(data, i, "true")
@@ -29,11 +30,8 @@ func decBool(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	return mismatch(data, i, "bool")
 }
 
-// mismatch reports a value of the wrong JSON type, after checking its syntax.
+// mismatch reports a value of the wrong JSON type.
 func mismatch(data []byte, i int, want string) (int, error) {
-	if _, err := skipValue(data, i, 0); err != nil {
-		return 0, err
-	}
 	return 0, typeErr("cannot decode "+kindName(data[i])+" into "+want, i)
 }
 
@@ -58,7 +56,7 @@ func kindName(c byte) string {
 func number(data []byte, i int, want string) (end int, ok bool, err error) {
 	c := data[i]
 	if c == '-' || isDigit(c) {
-		if j := scanNumber(data, i); j >= 0 {
+		if j, c := scan.Number(data, i); c == scan.OK {
 			return j, true, nil
 		}
 		return 0, false, syntaxErr(i)
@@ -79,7 +77,7 @@ type unsigned interface {
 	~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
 }
 
-func decInt[T signed](data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decInt[T signed](data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 	j, ok, err := number(data, i, "integer")
 	if !ok {
 		return j, err
@@ -90,7 +88,7 @@ func decInt[T signed](data []byte, i int, p unsafe.Pointer, _ int) (int, error) 
 	return j, nil
 }
 
-func decUint[T unsigned](data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decUint[T unsigned](data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 	j, ok, err := number(data, i, "unsigned integer")
 	if !ok {
 		return j, err
@@ -101,7 +99,7 @@ func decUint[T unsigned](data []byte, i int, p unsafe.Pointer, _ int) (int, erro
 	return j, nil
 }
 
-func decFloat64(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decFloat64(data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 	j, ok, err := number(data, i, "float64")
 	if !ok {
 		return j, err
@@ -112,7 +110,7 @@ func decFloat64(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	return j, nil
 }
 
-func decFloat32(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decFloat32(data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 	j, ok, err := number(data, i, "float32")
 	if !ok {
 		return j, err
@@ -202,36 +200,16 @@ func setFloat32(s string, p unsafe.Pointer) bool {
 	return true
 }
 
-// quoted checks the string at data[i] and returns its unescaped content;
-// the result aliases data when plain, else it is one new buffer (its
-// capacity covers U+FFFD replacing each byte of invalid UTF-8, so
-// appendUnquote never grows it).
-func quoted(data []byte, i int) (s []byte, end int, plain bool, err error) {
-	end, plain, err = scanString(data, i)
-	if err != nil {
-		return nil, 0, false, err
+// ownString returns s as a string that does not alias the input: s's own
+// new buffer when owned, else a copy (s is a slice of the input).
+func ownString(s []byte, owned bool) string {
+	if owned {
+		return b2s(s)
 	}
-	raw := data[i+1 : end-1]
-	if plain {
-		return raw, end, true, nil
-	}
-	n := len(raw)
-	if !utf8.Valid(raw) {
-		n *= utf8.RuneLen(utf8.RuneError)
-	}
-	return appendUnquote(make([]byte, 0, n), raw), end, false, nil
+	return string(s)
 }
 
-// ownString returns s as a string that does not alias the input: a copy
-// when s is plain (a slice of the input), else s's own new buffer.
-func ownString(s []byte, plain bool) string {
-	if plain {
-		return string(s)
-	}
-	return b2s(s)
-}
-
-func decString(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
+func decString(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 	switch data[i] {
 	case '"':
 	case 'n':
@@ -239,10 +217,10 @@ func decString(data []byte, i int, p unsafe.Pointer, _ int) (int, error) {
 	default:
 		return mismatch(data, i, "string")
 	}
-	s, end, plain, err := quoted(data, i)
+	s, end, owned, err := quoted(data, i, repair)
 	if err != nil {
 		return 0, err
 	}
-	*(*string)(p) = ownString(s, plain)
+	*(*string)(p) = ownString(s, owned)
 	return end, nil
 }

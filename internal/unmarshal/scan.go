@@ -1,276 +1,136 @@
 package unmarshal
 
-// NOTE: the scanning primitives work on int offsets into a complete []byte
-// and check the JSON grammar; i is always a value's first byte (after
-// whitespace), and the result is the offset just after it.
+// NOTE: the decoders read JSON that internal/scan has validated: decode did
+// (params and results, through DecodeValid), or Decode did first, with a lax
+// Scanner (encoding/json's grammar: a string may hold bytes that are not
+// UTF-8, which are decoded as U+FFFD; decode's depth limit). So they check
+// types, not syntax: a token's end comes from internal/scan's String,
+// Number and Skip, and nothing is validated twice. They still bound every
+// read, so a caller that breaks the contract gets an error, never a crash.
+// i is always a value's first byte (after whitespace), and the result is
+// the offset just after it.
 
 import (
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
-// maxDepth matches encoding/json's nesting limit.
-const maxDepth = 10000
-
-func skipWS(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+// validate validates data as Decode's input: one JSON value by a lax Scanner
+// with decode's depth limit. bad reports strings with bytes that are not
+// UTF-8, to be repaired as they are decoded.
+func validate(data []byte) (bad bool, err error) {
+	var s scan.Scanner
+	s.SetLimit(0)
+	s.SetLax()
+	switch i, c := s.Whole(data); c {
+	case scan.OK:
+		return s.BadUTF8(), nil
+	case scan.Depth:
+		return false, typeErr("exceeded max depth", i)
+	default:
+		return false, syntaxErr(i)
 	}
-	return i
 }
 
-// literal checks that data[i:] starts with lit.
+// literal returns the end of the literal lit (true, false or null) that
+// data[i] starts.
 func literal(data []byte, i int, lit string) (int, error) {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
+	if len(data)-i < len(lit) {
 		return 0, syntaxErr(i)
 	}
 	return i + len(lit), nil
 }
 
-// scanString checks the string at data[i] (a '"') and returns the offset
-// after its closing quote; plain reports it has no escapes and is ASCII.
-func scanString(data []byte, i int) (end int, plain bool, err error) {
-	plain = true
-	for j := i + 1; j < len(data); j++ {
-		c := data[j]
-		switch {
-		case c == '"':
-			return j + 1, plain, nil
-		case c < 0x20:
-			return 0, false, syntaxErr(j)
-		case c >= 0x80:
-			plain = false
-		case c == '\\':
-			plain = false
-			j++
-			if j >= len(data) {
-				return 0, false, syntaxErr(j)
-			}
-			switch data[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(data)-j < 5 || getHex4(data[j+1:]) < 0 {
-					return 0, false, syntaxErr(j)
-				}
-				j += 4
-			default:
-				return 0, false, syntaxErr(j)
-			}
+// str returns the end of the string at data[i] (a '"') and whether it has
+// escapes.
+func str(data []byte, i int) (int, bool, error) {
+	end, esc, c := scan.String(data, i)
+	if c != scan.OK {
+		// Bytes that are not UTF-8, let through by Decode.
+		if end, esc, c = scan.StringLax(data, i); c != scan.OK && c != scan.UTF8 {
+			return 0, false, syntaxErr(end)
 		}
 	}
-	return 0, false, syntaxErr(len(data))
+	return end, esc, nil
 }
 
-func getHex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
+// quoted returns the content of the string at data[i], unescaped, and its
+// end. The content aliases data unless owned: then it is one new buffer
+// (its capacity covers the worst case, so nothing grows it). repair: the
+// input may hold bytes that are not UTF-8 (see decFn).
+func quoted(data []byte, i int, repair bool) (s []byte, end int, owned bool, err error) {
+	end, esc, err := str(data, i)
+	if err != nil {
+		return nil, 0, false, err
 	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
+	raw := data[i+1 : end-1]
+	bad := repair && !utf8.Valid(raw)
+	if !esc && !bad {
+		return raw, end, false, nil
+	}
+	n := len(raw)
+	if bad {
+		n *= utf8.RuneLen(utf8.RuneError)
+	}
+	return appendUnquoted(make([]byte, 0, n), raw, esc, bad), end, true, nil
+}
+
+// appendUnquoted appends the content raw of a string to dst, unescaped when
+// esc, and with each byte that is not UTF-8 replaced by U+FFFD when bad (as
+// encoding/json decodes it).
+func appendUnquoted(dst, raw []byte, esc, bad bool) []byte {
+	if !bad {
+		dst, _ = scan.AppendUnescaped(dst, raw)
+		return dst
+	}
+	n := len(dst)
+	for len(raw) > 0 {
+		r, size := utf8.DecodeRune(raw)
+		if r == utf8.RuneError && size == 1 {
+			dst = utf8.AppendRune(dst, r)
+		} else {
+			dst = append(dst, raw[:size]...)
 		}
-		r = r*16 + rune(c)
+		raw = raw[size:]
 	}
-	return r
-}
-
-// getU4 decodes \uXXXX at the start of s, or returns -1.
-func getU4(s []byte) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	return getHex4(s[2:])
-}
-
-// appendUnquote appends the unescaped content s of a checked string (without
-// its quotes) to dst, replacing invalid UTF-8 and invalid surrogates by
-// U+FFFD as encoding/json does.
-func appendUnquote(dst, s []byte) []byte {
-	for r := 0; r < len(s); {
-		c := s[r]
-		switch {
-		case c == '\\':
-			r++
-			switch s[r] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				rr := getU4(s[r-1:])
-				r += 5
-				if utf16.IsSurrogate(rr) {
-					rr1 := getU4(s[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						dst = utf8.AppendRune(dst, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				dst = utf8.AppendRune(dst, rr)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, s[r])
-			}
-			r++
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			r += size
-			dst = utf8.AppendRune(dst, rr)
-		}
+	if esc { // in place: unescaping only shrinks
+		dst, _ = scan.AppendUnescaped(dst[:n], dst[n:])
 	}
 	return dst
 }
 
-// scanNumber checks the number at data[i] and returns its end, or -1.
-func scanNumber(data []byte, i int) int {
-	j := i
-	if j < len(data) && data[j] == '-' {
-		j++
+// skipValue returns the end of the value at data[i].
+func skipValue(data []byte, i int) (int, error) {
+	if j := scan.Skip(data, i); j >= 0 {
+		return j, nil
 	}
+	return 0, syntaxErr(i)
+}
+
+// open starts the container at data[i]: it returns the first member's
+// offset, or done for an empty container.
+func open(data []byte, i int, close byte) (int, bool, error) {
+	j := scan.SkipWS(data, i+1)
 	if j >= len(data) {
-		return -1
+		return 0, false, syntaxErr(j)
 	}
-	if data[j] == '0' {
-		j++
-	} else if data[j] >= '1' && data[j] <= '9' {
-		for j < len(data) && isDigit(data[j]) {
-			j++
-		}
-	} else {
-		return -1
+	if data[j] == close {
+		return j + 1, true, nil
 	}
-	if j < len(data) && data[j] == '.' {
-		j++
-		k := j
-		for j < len(data) && isDigit(data[j]) {
-			j++
-		}
-		if j == k {
-			return -1
-		}
-	}
-	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
-		j++
-		if j < len(data) && (data[j] == '+' || data[j] == '-') {
-			j++
-		}
-		k := j
-		for j < len(data) && isDigit(data[j]) {
-			j++
-		}
-		if j == k {
-			return -1
-		}
-	}
-	return j
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// skipValue checks the value at data[i] and returns its end.
-func skipValue(data []byte, i, depth int) (int, error) {
-	if i >= len(data) {
-		return 0, syntaxErr(i)
-	}
-	switch c := data[i]; c {
-	case '"':
-		end, _, err := scanString(data, i)
-		return end, err
-	case 't':
-		return literal(data, i, "true")
-	case 'f':
-		return literal(data, i, "false")
-	case 'n':
-		return literal(data, i, "null")
-	case '[', '{':
-		return skipContainer(data, i, depth)
-	default:
-		if j := scanNumber(data, i); j >= 0 {
-			return j, nil
-		}
-		return 0, syntaxErr(i)
-	}
-}
-
-func skipContainer(data []byte, i, depth int) (int, error) {
-	if depth >= maxDepth {
-		return 0, typeErr("exceeded max depth", i)
-	}
-	obj := data[i] == '{'
-	close := byte(']')
-	if obj {
-		close = '}'
-	}
-	j := skipWS(data, i+1)
-	if j < len(data) && data[j] == close {
-		return j + 1, nil
-	}
-	for {
-		var err error
-		if obj {
-			if j >= len(data) || data[j] != '"' {
-				return 0, syntaxErr(j)
-			}
-			if j, _, err = scanString(data, j); err != nil {
-				return 0, err
-			}
-			if j = skipWS(data, j); j >= len(data) || data[j] != ':' {
-				return 0, syntaxErr(j)
-			}
-			j = skipWS(data, j+1)
-		}
-		if j, err = skipValue(data, j, depth+1); err != nil {
-			return 0, err
-		}
-		if j = skipWS(data, j); j >= len(data) {
-			return 0, syntaxErr(j)
-		}
-		switch data[j] {
-		case ',':
-			j = skipWS(data, j+1)
-		case close:
-			return j + 1, nil
-		default:
-			return 0, syntaxErr(j)
-		}
-	}
+	return j, false, nil
 }
 
 // next moves past the separator after a container's member at j: it returns
 // the next member's offset (always inside data), or done at the closing
 // bracket.
 func next(data []byte, j int, close byte) (int, bool, error) {
-	if j = skipWS(data, j); j >= len(data) {
+	if j = scan.SkipWS(data, j); j >= len(data) {
 		return 0, false, syntaxErr(j)
 	}
 	switch data[j] {
 	case ',':
-		if j = skipWS(data, j+1); j < len(data) {
+		if j = scan.SkipWS(data, j+1); j < len(data) {
 			return j, false, nil
 		}
 	case close:
@@ -278,3 +138,5 @@ func next(data []byte, j int, close byte) (int, bool, error) {
 	}
 	return 0, false, syntaxErr(j)
 }
+
+func isDigit(c byte) bool { return c-'0' < 10 }

@@ -4,10 +4,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 func structDec(fields []Field) decFn {
-	return func(data []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	return func(data []byte, i int, p unsafe.Pointer, repair bool) (int, error) {
 		switch data[i] {
 		case '{':
 		case 'n':
@@ -15,18 +17,18 @@ func structDec(fields []Field) decFn {
 		default:
 			return mismatch(data, i, "object")
 		}
-		j, done, err := open(data, i, depth, '}')
+		j, done, err := open(data, i, '}')
 		for err == nil && !done {
 			var key []byte
 			var buf [64]byte
-			if key, j, err = objectKey(data, j, buf[:0]); err != nil {
+			if key, j, err = objectKey(data, j, buf[:0], repair); err != nil {
 				return 0, err
 			}
 			if f := match(fields, key); f != nil {
-				if j, err = f.Decoder.fn(data, j, add(p, f.Offset), depth+1); err != nil {
+				if j, err = f.Decoder.fn(data, j, add(p, f.Offset), repair); err != nil {
 					return 0, wrapField(err, f.Name)
 				}
-			} else if j, err = skipValue(data, j, depth+1); err != nil {
+			} else if j, err = skipValue(data, j); err != nil {
 				return 0, err
 			}
 			j, done, err = next(data, j, '}')
@@ -37,34 +39,34 @@ func structDec(fields []Field) decFn {
 
 // objectKey reads the key and colon of an object member at data[j] and
 // returns the unescaped key (aliasing data or buf) and the value's offset.
-func objectKey(data []byte, j int, buf []byte) ([]byte, int, error) {
-	end, v, plain, err := memberKey(data, j)
+func objectKey(data []byte, j int, buf []byte, repair bool) ([]byte, int, error) {
+	end, v, esc, err := memberKey(data, j)
 	if err != nil {
 		return nil, 0, err
 	}
 	key := data[j+1 : end-1]
-	if !plain {
-		key = appendUnquote(buf, key)
+	if bad := repair && !utf8.Valid(key); esc || bad {
+		key = appendUnquoted(buf, key, esc, bad)
 	}
 	return key, v, nil
 }
 
-// memberKey checks the key and colon of an object member at data[j]; it
-// returns the key's end and the value's offset.
-func memberKey(data []byte, j int) (end, v int, plain bool, err error) {
+// memberKey reads the key and colon of an object member at data[j]; it
+// returns the key's end, the value's offset and whether the key has escapes.
+func memberKey(data []byte, j int) (end, v int, esc bool, err error) {
 	if j >= len(data) || data[j] != '"' {
 		return 0, 0, false, syntaxErr(j)
 	}
-	if end, plain, err = scanString(data, j); err != nil {
+	if end, esc, err = str(data, j); err != nil {
 		return 0, 0, false, err
 	}
-	if v = skipWS(data, end); v >= len(data) || data[v] != ':' {
+	if v = scan.SkipWS(data, end); v >= len(data) || data[v] != ':' {
 		return 0, 0, false, syntaxErr(v)
 	}
-	if v = skipWS(data, v+1); v >= len(data) {
+	if v = scan.SkipWS(data, v+1); v >= len(data) {
 		return 0, 0, false, syntaxErr(v)
 	}
-	return end, v, plain, nil
+	return end, v, esc, nil
 }
 
 // match finds the field of key: exact name first, then case-insensitive as

@@ -1,0 +1,217 @@
+package scan
+
+// NOTE: (*Scanner).Composite validates any array or object, iteratively. The kind of each open
+// container (object or array) is one bit in a bit stack (a fixed array covering 1024 levels, a
+// slice beyond that), so nesting is bounded by the depth limit, never by the goroutine stack.
+// It is a small state machine written with goto (open, key, value, next, closed) so that the
+// state lives in registers. A lax Scanner lets strings hold bytes that are not UTF-8 (as
+// encoding/json does); that case is handled only where a string scan failed, so the strict
+// path pays nothing for it.
+
+// smallStack is how many 64-level words of the container bit stack live inside the Scanner.
+const smallStack = 16
+
+// Scanner validates nested values: it holds the depth limit, whether it is lax, and the bit
+// stack of open container kinds (1 = object; bit d is the container at depth d+1). The zero
+// value is not ready: call SetLimit first. A Scanner is not safe for concurrent use.
+type Scanner struct {
+	maxDepth int
+	lax      bool // let bytes that are not UTF-8 through inside strings
+	badUTF8  bool // lax: a string held some since SetLimit
+	small    [smallStack]uint64
+	big      []uint64 // words beyond small, only when maxDepth > 64*smallStack
+}
+
+// SetLimit applies maxDepth (<= 0 means DefaultMaxDepth), makes the Scanner strict and sizes the
+// bit stack; it allocates only the first time a limit above 1024 is used.
+func (s *Scanner) SetLimit(maxDepth int) {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	s.maxDepth, s.lax, s.badUTF8 = maxDepth, false, false
+	if need := (maxDepth+63)>>6 - smallStack; need > len(s.big) {
+		s.big = make([]uint64, need)
+	}
+}
+
+// Limit returns the depth limit SetLimit applied.
+func (s *Scanner) Limit() int { return s.maxDepth }
+
+// SetLax makes the Scanner let bytes that are not UTF-8 through inside strings, as
+// encoding/json does (call it after SetLimit). BadUTF8 then tells whether there were any.
+func (s *Scanner) SetLax() { s.lax = true }
+
+// BadUTF8 reports whether a lax Scanner let bytes that are not UTF-8 through since SetLimit.
+func (s *Scanner) BadUTF8() bool { return s.badUTF8 }
+
+func (s *Scanner) push(d int, obj bool) {
+	w, bit := d>>6, uint64(1)<<(d&63)
+	if w < smallStack {
+		if obj {
+			s.small[w] |= bit
+		} else {
+			s.small[w] &^= bit
+		}
+		return
+	}
+	if obj {
+		s.big[w-smallStack] |= bit
+	} else {
+		s.big[w-smallStack] &^= bit
+	}
+}
+
+func (s *Scanner) isObject(d int) bool {
+	w, bit := d>>6, uint64(1)<<(d&63)
+	if w < smallStack {
+		return s.small[w]&bit != 0
+	}
+	return s.big[w-smallStack]&bit != 0
+}
+
+// Value scans any value starting at data[i] (i < len(data)); depth containers are open around it.
+func (s *Scanner) Value(data []byte, i, depth int) (int, Code) {
+	if b := data[i]; b == '{' || b == '[' {
+		return s.Composite(data, i, depth)
+	}
+	i, c := Scalar(data, i)
+	if c == UTF8 {
+		i, c = s.lenient(data, i, c)
+	}
+	return i, c
+}
+
+// Whole scans data as one value with optional whitespace around it.
+func (s *Scanner) Whole(data []byte) (int, Code) {
+	i := SkipWS(data, 0)
+	if i >= len(data) {
+		return i, Truncated
+	}
+	i, c := s.Value(data, i, 0)
+	if c != OK {
+		return i, c
+	}
+	if i = SkipWS(data, i); i < len(data) {
+		return i, Syntax
+	}
+	return i, OK
+}
+
+// Valid reports whether data is one valid JSON value (RFC 8259, UTF-8) with optional whitespace
+// around it, nesting at most maxDepth containers (0 means DefaultMaxDepth). It allocates only
+// when maxDepth is above 1024.
+func Valid(data []byte, maxDepth int) bool {
+	i := SkipWS(data, 0)
+	if i >= len(data) {
+		return false
+	}
+	var c Code
+	if b := data[i]; b != '{' && b != '[' { // a scalar needs no container stack
+		i, c = Scalar(data, i)
+	} else {
+		var s Scanner
+		s.SetLimit(maxDepth)
+		i, c = s.Composite(data, i, 0)
+	}
+	return c == OK && SkipWS(data, i) == len(data)
+}
+
+// lenient goes on after a string scan stopped at data[i] with c: a lax Scanner goes past the
+// bytes that are not UTF-8.
+func (s *Scanner) lenient(data []byte, i int, c Code) (int, Code) {
+	if c != UTF8 || !s.lax {
+		return i, c
+	}
+	i, _, c = laxRest(data, i, false, c)
+	if c == UTF8 {
+		s.badUTF8, c = true, OK
+	}
+	return i, c
+}
+
+// Composite scans the array or object opening at data[i]; depth containers are open around it.
+func (s *Scanner) Composite(data []byte, i, depth int) (int, Code) {
+	var (
+		base = depth
+		obj  bool
+		c    Code
+		b    byte
+	)
+open: // data[i] is '{' or '['
+	if depth >= s.maxDepth {
+		return i, Depth
+	}
+	obj = data[i] == '{'
+	s.push(depth, obj)
+	depth++
+	i = SkipWS(data, i+1)
+	if i >= len(data) {
+		return i, Truncated
+	}
+	if b = data[i]; b == '}' && obj || b == ']' && !obj {
+		i++
+		goto closed
+	}
+	if !obj {
+		goto value
+	}
+key: // data[i] should open a member name
+	if data[i] != '"' {
+		return i, Syntax
+	}
+	if i, _, c = String(data, i); c != OK {
+		if i, c = s.lenient(data, i, c); c != OK {
+			return i, c
+		}
+	}
+	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
+		i++
+	} else if i, c = ColonSlow(data, i); c != OK {
+		return i, c
+	}
+value: // data[i] should start a value
+	switch b = data[i]; b {
+	case '"':
+		i, _, c = String(data, i)
+	case '{', '[':
+		goto open
+	default:
+		if j := PlainInt(data, i); j > i {
+			i = j // the common small integer, without a call
+		} else if b == '-' || b-'0' < 10 {
+			i, c = Number(data, i)
+		} else {
+			i, c = Scalar(data, i)
+		}
+	}
+	if c != OK {
+		if i, c = s.lenient(data, i, c); c != OK {
+			return i, c
+		}
+	}
+next: // after a value inside the innermost open container
+	if i = SkipWS(data, i); i >= len(data) {
+		return i, Truncated
+	}
+	b = data[i]
+	if b == ',' {
+		if i = SkipWS(data, i+1); i >= len(data) {
+			return i, Truncated
+		}
+		if obj {
+			goto key
+		}
+		goto value
+	}
+	if !(b == '}' && obj || b == ']' && !obj) {
+		return i, Syntax
+	}
+	i++
+closed: // a container just closed
+	depth--
+	if depth == base {
+		return i, OK
+	}
+	obj = s.isObject(depth - 1)
+	goto next
+}
