@@ -10,7 +10,7 @@ package dispatch
 import (
 	"context"
 
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // Conn is the engine as one connection's transport sees it: it processes

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // Options configures an Engine. A nil *Options, and every zero field, means

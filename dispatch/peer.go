@@ -20,8 +20,8 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/pending"
+	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
 // Errors of a Peer.
