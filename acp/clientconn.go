@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // ClientConn is the client (the editor) as an agent's handler sees it: its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/acp"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // Updates and content blocks are written with the members of their kind
@@ -72,7 +73,7 @@ func TestUpdateAllocs(t *testing.T) {
 	defer e.Close()
 	srv := acp.NewServer(acpdemoNew(), nil)
 	n := 0
-	conn := dispatch.NewConn(e, nil, func(ctx context.Context, msg []byte) error { n += len(msg); return nil }, false)
+	conn := engineconn.NewConn(e, nil, func(ctx context.Context, msg []byte) error { n += len(msg); return nil }, false)
 	defer conn.Close()
 	ctx := conn.Context()
 	c := srv.ClientOf(ctx)

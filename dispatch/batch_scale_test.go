@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // batchOfCalls returns a batch of n calls of method with params, ids 0 to n-1.

@@ -10,7 +10,7 @@ package dispatch
 // Options.Codes: every place that answers one of these conditions goes
 // through Engine.conditionError, which maps the engine's code to the
 // endpoint's, with a prebuilt *Error per condition. Transports that answer
-// a condition themselves ask Engine.ConditionCode or Conn.ConditionCode;
+// a condition themselves ask Engine.ConditionCode (or their connection's);
 // a handler or middleware that answers one (auth.Authorize: Forbidden)
 // returns a Condition, which conditionFor maps. Each protocol package has
 // its table (mcp, a2a, acp: EngineCodes; the last two start from
@@ -97,12 +97,6 @@ func (e *Engine) ConditionCode(def Code) Code {
 	}
 	return def
 }
-
-// ConditionCode returns the code c's engine answers the condition whose
-// default code is def with (see Engine.ConditionCode). A transport that
-// answers a condition itself on a connection (a refused credential, a
-// client over its rate) uses it.
-func (c *Conn) ConditionCode(def Code) Code { return c.e.ConditionCode(def) }
 
 // EndOfRangeCodes returns Codes that move every condition to the far end
 // of the server error range: -32090 plus the last digit of its default

@@ -8,7 +8,7 @@ package dispatch
 // less than a hand-off to a worker costs. So the engine times their runs
 // and, once a method has run quickly learnRuns times in a row, runs its
 // calls where they arrive: on a connection's reading goroutine
-// (Conn.TryProcess), and a batch's members on the batch's own goroutine,
+// (conn.Try), and a batch's members on the batch's own goroutine,
 // one after another, like Inline members. Every such run is timed (the
 // others, on workers, one in sampleEvery). A slow run halves the method's
 // score (see cost): a method that turns slow is unlearned by its second

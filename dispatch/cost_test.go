@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // where records whether a method's calls ran on the test's own goroutine:
@@ -134,32 +135,32 @@ func TestQuickOnReader(t *testing.T) {
 	var w where
 	e := newDemo(t, nil, dispatch.Method{Name: "q", Handler: w.handler()},
 		dispatch.Method{Name: "p", Handler: w.handler(), CallsPeer: true})
-	conn := dispatch.NewConn(e, nil, nil, false)
+	conn := newConn(e, nil, false)
 	defer conn.Close()
-	call := func(name string) ([]byte, dispatch.Route) {
-		return conn.TryProcess(nil, []byte(`{"jsonrpc":"2.0","method":"`+name+`","id":1}`))
+	call := func(name string) ([]byte, engineconn.Route) {
+		return try(conn, nil, []byte(`{"jsonrpc":"2.0","method":"`+name+`","id":1}`))
 	}
-	if _, route := call("q"); route != dispatch.RouteWorker {
+	if _, route := call("q"); route != engineconn.RouteWorker {
 		t.Fatalf("before learning: route %d, want RouteWorker", route)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		e.Process(nil, nBatch("q", 8))
 		e.Process(nil, nBatch("p", 8))
-		if _, route := call("q"); route == dispatch.RouteInline {
+		if _, route := call("q"); route == engineconn.RouteInline {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("after 5 s of quick runs, a call is still routed to a worker")
 		}
 	}
-	if out, route := call("q"); route != dispatch.RouteInline || !strings.Contains(string(out), `"result"`) {
+	if out, route := call("q"); route != engineconn.RouteInline || !strings.Contains(string(out), `"result"`) {
 		t.Fatalf("learned call: route %d, %q; want it answered on the reader", route, out)
 	}
-	if out, route := conn.TryProcess(nil, nBatch("q", 2)); route != dispatch.RouteInline || len(parseBatch(t, out)) != 2 {
+	if out, route := try(conn, nil, nBatch("q", 2)); route != engineconn.RouteInline || len(parseBatch(t, out)) != 2 {
 		t.Fatalf("learned batch: route %d, %q; want it answered on the reader", route, out)
 	}
-	if _, route := call("p"); route != dispatch.RouteWorker {
+	if _, route := call("p"); route != engineconn.RouteWorker {
 		t.Fatalf("a method that calls the peer: route %d, want RouteWorker", route)
 	}
 	for range 10 { // at its best score
@@ -170,7 +171,7 @@ func TestQuickOnReader(t *testing.T) {
 	w.mu.Unlock()
 	slowHere := 0
 	for range 5 {
-		if _, route := call("q"); route != dispatch.RouteInline {
+		if _, route := call("q"); route != engineconn.RouteInline {
 			break
 		}
 		slowHere++

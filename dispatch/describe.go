@@ -2,53 +2,11 @@ package dispatch
 
 import "reflect"
 
-// NOTE: what a method says about itself. The description fields of Method
-// (Summary, Params, Result, ...) are kept as registered; the engine never
-// reads them. Package openrpc turns them, and the Go types of Typed
-// handlers (TypesOf), into an OpenRPC document when the table freezes,
-// through a FreezeHook that also adds "rpc.discover".
-
-// ParamStructure says how a method takes its params (OpenRPC's
-// paramStructure).
-type ParamStructure string
-
-// The param structures.
-const (
-	ByName     ParamStructure = "by-name"     // an object
-	ByPosition ParamStructure = "by-position" // an array
-	Either     ParamStructure = "either"      // an object or an array
-)
-
-// Param describes one param or the result of a method (an OpenRPC content
-// descriptor). For a Typed handler every field left empty is derived from
-// the Go type; a raw handler describes its params by hand.
-type Param struct {
-	// Name is the param's name: its member name by name, its label by
-	// position.
-	Name        string
-	Summary     string
-	Description string
-	// Schema is the JSON Schema of the value, raw JSON; nil means the one
-	// derived from a Typed handler's type, or {} (any value).
-	Schema []byte
-	// Required marks a param the method cannot do without (a Typed
-	// handler's struct member without omitempty is required too).
-	Required   bool
-	Deprecated bool
-	// Variadic marks the last param as repeating: by position, any number
-	// of values of Schema follow (a Typed handler's slice P is variadic).
-	Variadic bool
-}
-
-// Example pairs example params with their result.
-type Example struct {
-	Name, Summary, Description string
-	// Params are the params as in a request: a JSON array or object (nil:
-	// none).
-	Params []byte
-	// Result is the result's JSON (nil: none, as for a notification).
-	Result []byte
-}
+// NOTE: what a method shows of itself to packages built on the engine:
+// the methods as registered (Methods), the Go types of Typed handlers
+// (TypesOf), and hooks that run when the table freezes (OnFreeze). Package
+// openrpc builds its document from these, beside the descriptions it is
+// given, and adds "rpc.discover" through a FreezeHook.
 
 // A FreezeHook runs when the table freezes, with the methods registered so
 // far in registration order (fn must not modify them or call the

@@ -13,7 +13,7 @@ func TestOnFreeze(t *testing.T) {
 	e := dispatch.New(nil)
 	defer e.Close()
 	raw := dispatch.HandlerFunc(func(_ context.Context, _, dst []byte) ([]byte, error) { return append(dst, "1"...), nil })
-	if err := e.RegisterMethod(dispatch.Method{Name: "a", Handler: raw, Summary: "the a"}); err != nil {
+	if err := e.RegisterMethod(dispatch.Method{Name: "a", Handler: raw, Inline: true}); err != nil {
 		t.Fatal(err)
 	}
 	var seen []dispatch.Method
@@ -36,7 +36,7 @@ func TestOnFreeze(t *testing.T) {
 	if want := `{"jsonrpc":"2.0","id":1,"result":"x"}`; string(out) != want {
 		t.Fatalf("got %s, want %s", out, want)
 	}
-	if len(seen) != 2 || seen[0].Summary != "the a" || seen[1].Name != "b" {
+	if len(seen) != 2 || !seen[0].Inline || seen[1].Name != "b" {
 		t.Fatalf("hook saw %+v", seen)
 	}
 	if err := e.OnFreeze(func([]dispatch.Method) []dispatch.Method { return nil }); !errors.Is(err, dispatch.ErrFrozen) {

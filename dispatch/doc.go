@@ -12,4 +12,9 @@
 // Registration happens before the first message; the first call to Process
 // (or an explicit [Engine.Freeze]) freezes the table, composes middleware and
 // makes the Engine safe for concurrent use.
+//
+// Package netserver serves an Engine over TCP, stdio, HTTP, WebSocket and
+// SSE (netserver.New); a handler reaches the client of its connection
+// through [PeerOf]. How a transport hands messages to the engine is
+// internal to jetrpc, so that this package shows what a user calls.
 package dispatch

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // Registration errors.
@@ -25,11 +25,14 @@ var (
 
 // RegisterError names the method a registration error is about.
 type RegisterError struct {
-	Name string
-	Err  error
+	Name string // the method's name
+	Err  error  // ErrReserved, ErrDuplicate, ErrFrozen or ErrBadMethod
 }
 
+// Error returns Err's text with the method's name.
 func (e *RegisterError) Error() string { return e.Err.Error() + ": " + strconv.Quote(e.Name) }
+
+// Unwrap returns Err, for errors.Is.
 func (e *RegisterError) Unwrap() error { return e.Err }
 
 // Engine holds the method table and processes messages. Create it with [New],

@@ -91,22 +91,6 @@ type Method struct {
 	// The check scans the result once more: about 1 ns a byte. A wrong
 	// promise sends invalid JSON to the client.
 	TrustedResult bool
-
-	// The rest describes the method for its OpenRPC document (package
-	// openrpc; see describe.go); the engine itself does not read it.
-	Summary, Description string
-	Deprecated           bool
-	// ParamStructure says how params may be passed; a Typed handler's is
-	// derived from P when empty, a raw handler's defaults to Either.
-	ParamStructure ParamStructure
-	// Params describe the params in position order; Result the result
-	// (nil: a Typed handler's is derived from R, a raw handler's is any).
-	Params []Param
-	Result *Param
-	// Errors are the application errors the method may answer with.
-	Errors []*Error
-	// Examples pair example params with their results.
-	Examples []Example
 }
 
 // Error is a JSON-RPC error object; see encode.Error.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // resp is a response parsed with encoding/json; RawMessage keeps id bytes exact.
@@ -78,4 +79,25 @@ func parseBatch(tb testing.TB, out []byte) []resp {
 		rs[i] = parseOne(tb, raw)
 	}
 	return rs
+}
+
+// newConn is the engine's side of a connection, as a transport makes it
+// (internal/engineconn); a nil send gives a connection without a peer.
+func newConn(e *dispatch.Engine, send engineconn.SendFunc, oneWay bool) *engineconn.Conn {
+	return engineconn.NewConn(e, nil, send, oneWay)
+}
+
+// peerOf is the peer of c's handlers.
+func peerOf(c *engineconn.Conn) *dispatch.Peer { return dispatch.PeerOf(c.Context()) }
+
+// try hands msg to c as a transport's reading goroutine does and runs it
+// where it was routed (here, after the fact): it returns the response and
+// the route (RouteInline: answered on the reading goroutine).
+func try(c *engineconn.Conn, dst, msg []byte) ([]byte, engineconn.Route) {
+	dst, r := c.Try(dst, msg)
+	if r == nil {
+		return dst, engineconn.RouteInline
+	}
+	route := r.Route()
+	return c.Run(dst, r), route
 }

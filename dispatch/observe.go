@@ -78,10 +78,10 @@ type Event uint8
 // limit.
 const (
 	// EventOverloaded: a message was refused because all workers were busy
-	// (Conn.Reject with CodeOverloaded), once per message.
+	// (a transport rejected it with CodeOverloaded), once per message.
 	EventOverloaded Event = iota
-	// EventRejected: a message was refused with another code (Conn.Reject,
-	// for example CodeShuttingDown).
+	// EventRejected: a message was refused with another code by a
+	// transport (for example CodeShuttingDown).
 	EventRejected
 	// EventBatchTooLarge: a batch had more than MaxBatch members.
 	EventBatchTooLarge
@@ -108,7 +108,7 @@ const (
 	// EventPeerReply: a handler answered its call early (Peer.Reply).
 	EventPeerReply
 	// EventLimitExceeded: a message was refused by a per-client limit
-	// (Conn.Reject with CodeLimitExceeded: netserver's RateLimit), once per
+	// (CodeLimitExceeded: netserver's RateLimit), once per
 	// message.
 	EventLimitExceeded
 	// NumEvents is the number of events, for arrays indexed by Event.
@@ -327,7 +327,7 @@ func (e *Engine) observeInvalid(r decode.Reason) {
 	e.obs.Event(EventInvalid)
 }
 
-// observeReject reports a message refused with code (Conn.Reject).
+// observeReject reports a message refused with code (conn.Reject).
 func (e *Engine) observeReject(code Code) {
 	switch code {
 	case encode.CodeOverloaded:

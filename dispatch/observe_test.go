@@ -178,7 +178,7 @@ func TestObserverEvents(t *testing.T) {
 	f(`{"jsonrpc":"2.0","method":"sleep","params":[200],"id":1}`, dispatch.EventTimeout)
 	f(`{"jsonrpc":"2.0","result":1,"id":99}`, dispatch.EventDropped)
 
-	c := dispatch.NewConn(e, nil, nil, false)
+	c := newConn(e, nil, false)
 	defer c.Close()
 	r.reset()
 	c.Reject(nil, []byte(`{"jsonrpc":"2.0","method":"echo","id":1}`), encode.CodeOverloaded)
@@ -194,14 +194,14 @@ func TestObserverPeer(t *testing.T) {
 	e := newDemo(t, &dispatch.Options{Observer: r})
 	var mu sync.Mutex
 	var sent []string
-	c := dispatch.NewConn(e, nil, func(_ context.Context, msg []byte) error {
+	c := newConn(e, func(_ context.Context, msg []byte) error {
 		mu.Lock()
 		sent = append(sent, string(msg))
 		mu.Unlock()
 		return nil
 	}, false)
 	defer c.Close()
-	p := c.Peer()
+	p := peerOf(c)
 	ctx := c.Context()
 	if err := p.NotifyRaw(ctx, "n", nil); err != nil {
 		t.Fatal(err)

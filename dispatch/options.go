@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // Options configures an Engine. A nil *Options, and every zero field, means
@@ -31,7 +31,7 @@ type Options struct {
 	// are not timed, so the hot path pays nothing for this option.
 	CallTimeout time.Duration
 	// MaxWorkers bounds the pooled goroutines that run batch members
-	// concurrently (default pool.DefaultMaxWorkers, 16384). When all are busy, members run on the
+	// concurrently (default 16384). When all are busy, members run on the
 	// caller's goroutine.
 	MaxWorkers int
 	// BatchFanOut bounds the members of one batch that run on workers at
@@ -43,7 +43,7 @@ type Options struct {
 	// 10s), for IdleWorkers of them; more idle ones exit after 100 ms.
 	WorkerIdle time.Duration
 	// IdleWorkers is how many idle worker goroutines wait WorkerIdle for
-	// work (default pool.DefaultKeep, 16; negative: none), so that a burst
+	// work (default 16; negative: none), so that a burst
 	// of blocking calls leaves at most that many behind.
 	IdleWorkers int
 	// Logger receives handler panics and dropped responses (default

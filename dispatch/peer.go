@@ -1,10 +1,10 @@
 package dispatch
 
 // NOTE: a Peer is the client end of one connection, as its handlers see it.
-// The transport creates it with its Conn (NewConn, with a send function
-// that frames and queues one message); the Conn's context carries it
-// (conn.go), and Conn.ClosePeer closes it when reading ends. Calls to the peer are kept in
-// a pending table keyed by id, the client's own (internal/pending): the
+// The transport creates it with its conn (engineconn.NewConn, with a send
+// function that frames and queues one message); the conn's context carries
+// it (conn.go), and ClosePeer closes it when reading ends. Calls to the
+// peer are kept in a pending table keyed by id, the client's own (internal/pending): the
 // response to one comes back in through the engine, which hands Result and
 // Error responses to the Peer of its context (deliver) instead of dropping
 // them. Whoever removes an entry from the table completes it: deliver, the
@@ -19,9 +19,10 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pending"
+	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
 // Errors of a Peer.
@@ -46,19 +47,13 @@ var (
 	ErrNoReply = errors.New("dispatch: Reply needs the context of a call outside a batch, once")
 )
 
-// SendFunc writes one complete JSON-RPC message to a connection: the
-// transport frames and queues it, waiting while its output is over its
-// bound. msg is valid only during the call. It fails once the connection
-// can no longer be written.
-type SendFunc func(ctx context.Context, msg []byte) error
-
 // Peer is the other end of a connection, which a handler can notify or call
 // while the connection is open. Get it with [PeerOf]. Its methods are safe
 // for concurrent use and may be called after the handler returned (a
 // subscription that keeps notifying), until the connection closes. Methods
 // on a nil *Peer return ErrNoPeer.
 type Peer struct {
-	send   SendFunc
+	send   engineconn.SendFunc
 	oneWay bool
 	nextID atomic.Uint64
 	calls  pending.Table // closed with ErrPeerClosed

@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -59,8 +60,8 @@ func ExamplePeerOf() {
 }
 
 // A subscription in go-ethereum's style: the handler answers the id first
-// with Reply, then notifies; here the connection is a function that prints
-// what would be written (a server transport makes the Conn).
+// with Reply, then notifies. The client here reads the raw wire of a TCP
+// connection (newline-delimited JSON), so each message shows as sent.
 func ExamplePeer_Reply() {
 	e := dispatch.New(nil)
 	defer e.Close()
@@ -77,53 +78,21 @@ func ExamplePeer_Reply() {
 		}
 		return dst, nil // answered already: the engine adds nothing
 	}))
-	conn := dispatch.NewConn(e, nil, func(_ context.Context, msg []byte) error {
-		fmt.Println(string(msg))
-		return nil
-	}, false)
-	defer conn.Close()
-	out := conn.Process(nil, []byte(`{"jsonrpc":"2.0","id":7,"method":"demo_subscribe"}`))
-	fmt.Printf("response left for the transport: %q\n", out)
+	srv := netserver.New(e, nil)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+
+	c, _ := net.Dial("tcp", ln.Addr().String())
+	defer c.Close()
+	fmt.Fprintln(c, `{"jsonrpc":"2.0","id":7,"method":"demo_subscribe"}`)
+	r := bufio.NewReader(c)
+	for range 3 {
+		line, _ := r.ReadString('\n')
+		fmt.Print(line)
+	}
 	// Output:
 	// {"jsonrpc":"2.0","id":7,"result":"0x1"}
 	// {"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":1}}
 	// {"jsonrpc":"2.0","method":"demo_subscription","params":{"subscription":"0x1","result":2}}
-	// response left for the transport: ""
-}
-
-// A transport's view of the engine: one Conn per connection. Cheap
-// messages are answered by TryProcess on the reading goroutine; a message
-// routed elsewhere runs with Process, here on a goroutine of its own (a
-// server would use Conn.Go and a copy of the message). The handler's
-// notification reaches the client through the Conn's send.
-func ExampleNewConn() {
-	e := dispatch.New(nil)
-	defer e.Close()
-	_ = e.RegisterMethod(dispatch.Method{Name: "add", Inline: true, Handler: dispatch.Typed(
-		func(_ context.Context, p [2]int) (int, error) { return p[0] + p[1], nil })})
-	_ = e.Register("slow_hello", dispatch.HandlerFunc(func(ctx context.Context, _, dst []byte) ([]byte, error) {
-		err := dispatch.PeerOf(ctx).NotifyRaw(ctx, "hello", []byte(`["world"]`))
-		return append(dst, "true"...), err
-	}))
-	conn := dispatch.NewConn(e, nil, func(_ context.Context, msg []byte) error {
-		fmt.Println("to the client:", string(msg))
-		return nil
-	}, false)
-	defer conn.Close()
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"add","params":[2,3]}`,
-		`{"jsonrpc":"2.0","id":2,"method":"slow_hello"}`,
-	} {
-		out, route := conn.TryProcess(nil, []byte(msg))
-		if route != dispatch.RouteInline {
-			done := make(chan []byte)
-			go func() { done <- conn.Process(nil, []byte(msg)) }()
-			out = <-done
-		}
-		fmt.Printf("route %d: %s\n", route, out)
-	}
-	// Output:
-	// route 0: {"jsonrpc":"2.0","id":1,"result":5}
-	// to the client: {"jsonrpc":"2.0","method":"hello","params":["world"]}
-	// route 1: {"jsonrpc":"2.0","id":2,"result":true}
 }

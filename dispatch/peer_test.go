@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // fakeConn is a connection whose outbound messages are recorded; answers
@@ -52,7 +53,7 @@ func (f *fakeConn) next(t *testing.T) map[string]json.RawMessage {
 
 func TestPeerNotify(t *testing.T) {
 	fc := newFakeConn()
-	p := dispatch.NewConn(newDemo(t, nil), nil, fc.send, false).Peer()
+	p := peerOf(newConn(newDemo(t, nil), fc.send, false))
 	ctx := context.Background()
 	if err := p.NotifyRaw(ctx, "progress", []byte(`{"done":1}`)); err != nil {
 		t.Fatal(err)
@@ -100,18 +101,18 @@ func TestPeerWithout(t *testing.T) {
 			_, err := dispatch.PeerOf(ctx).CallRaw(ctx, nil, "x", nil)
 			return append(dst, strconv.Quote(err.Error())...), nil
 		})})
-	if dispatch.PeerOf(dispatch.NewConn(e, nil, nil, false).Context()) != nil {
+	if dispatch.PeerOf(newConn(e, nil, false).Context()) != nil {
 		t.Error("a Conn without send has a peer")
 	}
-	one := dispatch.NewConn(e, nil, newFakeConn().send, true).Peer()
+	one := peerOf(newConn(e, newFakeConn().send, true))
 	if _, err := one.CallRaw(ctx, nil, "x", nil); !errors.Is(err, dispatch.ErrOneWay) || one.CanCall() {
 		t.Errorf("one-way CallRaw: %v", err)
 	}
-	// On the reading goroutine (TryProcess, an Inline method) a call to
+	// On the reading goroutine (Try, an Inline method) a call to
 	// the peer would wait for an answer that goroutine must read.
-	conn := dispatch.NewConn(e, nil, newFakeConn().send, false)
-	out, route := conn.TryProcess(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"inline_call"}`))
-	if want := `{"jsonrpc":"2.0","id":1,"result":` + strconv.Quote(dispatch.ErrOnReader.Error()) + `}`; route != dispatch.RouteInline || string(out) != want {
+	conn := newConn(e, newFakeConn().send, false)
+	out, route := try(conn, nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"inline_call"}`))
+	if want := `{"jsonrpc":"2.0","id":1,"result":` + strconv.Quote(dispatch.ErrOnReader.Error()) + `}`; route != engineconn.RouteInline || string(out) != want {
 		t.Errorf("CallRaw on the reader: %s (route %d), want %s", out, route, want)
 	}
 }
@@ -126,7 +127,7 @@ func TestPeerCall(t *testing.T) {
 			err := dispatch.PeerOf(ctx).Call(ctx, "client.add", args, &sum)
 			return sum, err
 		})})
-	conn := dispatch.NewConn(e, nil, fc.send, false)
+	conn := newConn(e, fc.send, false)
 	type answer struct{ out []byte }
 	results := make(chan answer, 3)
 	for _, req := range []string{
@@ -188,8 +189,8 @@ func itoa(n int) string {
 func TestPeerCallEnds(t *testing.T) {
 	fc := newFakeConn()
 	e := newDemo(t, nil)
-	conn := dispatch.NewConn(e, nil, fc.send, false)
-	p := conn.Peer()
+	conn := newConn(e, fc.send, false)
+	p := peerOf(conn)
 	// ctx ends: the call is forgotten, its late answer dropped.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -223,7 +224,7 @@ func TestPeerCallEnds(t *testing.T) {
 	// A send that fails leaves nothing pending.
 	fc2 := newFakeConn()
 	fc2.err = errors.New("gone")
-	p2 := dispatch.NewConn(e, nil, fc2.send, false).Peer()
+	p2 := peerOf(newConn(e, fc2.send, false))
 	if _, err := p2.CallRaw(context.Background(), nil, "x", nil); err != fc2.err {
 		t.Errorf("send failure: %v", err)
 	}
@@ -316,7 +317,7 @@ func TestPeerReply(t *testing.T) {
 			}
 			return dst, errors.New("ignored: the call was answered")
 		})})
-	conn := dispatch.NewConn(e, nil, fc.send, false)
+	conn := newConn(e, fc.send, false)
 	if out := conn.Process(nil, []byte(`{"jsonrpc":"2.0","id":5,"method":"sub"}`)); len(out) != 0 {
 		t.Fatalf("the engine answered %s after Reply", out)
 	}
@@ -346,5 +347,49 @@ func TestPeerReply(t *testing.T) {
 	}
 	if err := <-replyErrs; !errors.Is(err, dispatch.ErrNoPeer) {
 		t.Errorf("Reply without a peer: %v, want ErrNoPeer", err)
+	}
+}
+
+// TestConnRoutes: a transport's view of the engine, one conn per
+// connection. Cheap messages are answered by Try on the reading
+// goroutine; a message routed elsewhere runs with Run (a server runs it
+// on a worker, after Routed.Keep). The handler's notification reaches the
+// client through the conn's send.
+func TestConnRoutes(t *testing.T) {
+	e := dispatch.New(nil)
+	defer e.Close()
+	_ = e.RegisterMethod(dispatch.Method{Name: "add", Inline: true, Handler: dispatch.Typed(
+		func(_ context.Context, p [2]int) (int, error) { return p[0] + p[1], nil })})
+	_ = e.Register("slow_hello", dispatch.HandlerFunc(func(ctx context.Context, _, dst []byte) ([]byte, error) {
+		err := dispatch.PeerOf(ctx).NotifyRaw(ctx, "hello", []byte(`["world"]`))
+		return append(dst, "true"...), err
+	}))
+	var sent []string
+	conn := newConn(e, func(_ context.Context, msg []byte) error {
+		sent = append(sent, string(msg))
+		return nil
+	}, false)
+	defer conn.Close()
+	f := func(msg string, wantRoute engineconn.Route, want string) {
+		t.Helper()
+		out, r := conn.Try(nil, []byte(msg))
+		route := engineconn.RouteInline
+		if r != nil {
+			if len(out) != 0 {
+				t.Errorf("%s: routed with %q appended", msg, out)
+			}
+			route = r.Route()
+			done := make(chan []byte)
+			go func() { done <- conn.Run(nil, r) }()
+			out = <-done
+		}
+		if route != wantRoute || string(out) != want {
+			t.Errorf("%s: route %d, %s; want route %d, %s", msg, route, out, wantRoute, want)
+		}
+	}
+	f(`{"jsonrpc":"2.0","id":1,"method":"add","params":[2,3]}`, engineconn.RouteInline, `{"jsonrpc":"2.0","id":1,"result":5}`)
+	f(`{"jsonrpc":"2.0","id":2,"method":"slow_hello"}`, engineconn.RouteWorker, `{"jsonrpc":"2.0","id":2,"result":true}`)
+	if want := `{"jsonrpc":"2.0","method":"hello","params":["world"]}`; len(sent) != 1 || sent[0] != want {
+		t.Errorf("sent to the client: %q, want %q", sent, want)
 	}
 }

@@ -240,7 +240,7 @@ func TestReject(t *testing.T) {
 	e := newDemo(t, nil)
 	f := func(in, want string) {
 		t.Helper()
-		if got := string(dispatch.NewConn(e, nil, nil, false).Reject(nil, []byte(in), dispatch.Code(-32001))); got != want {
+		if got := string(newConn(e, nil, false).Reject(nil, []byte(in), dispatch.Code(-32001))); got != want {
 			t.Fatalf("%s\n got %s\nwant %s", in, got, want)
 		}
 	}

@@ -5,54 +5,32 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
-// Route tells a transport where a message should run (Conn.TryProcess).
-type Route uint8
-
-const (
-	// RouteInline: the message was processed on the caller's goroutine.
-	RouteInline Route = iota
-	// RouteWorker: a call or batch that may block; run Conn.Process on a
-	// worker goroutine (Conn.Go) so it blocks nothing else.
-	RouteWorker
-	// RouteOrdered: a notification of a non-concurrent method that may block
-	// (or a batch holding one); run Conn.Process on the connection's serial
-	// queue, in arrival order.
-	RouteOrdered
-)
-
-// Routed is a message that Conn.Try parsed and did not run: it is to run
-// on its Route, parsed already. The transport keeps its bytes with Keep
-// (before it reads on) and then runs it once with Conn.Run, or answers it
-// with Conn.RejectRouted; either releases it, and nothing may use it
-// afterwards.
-type Routed struct {
+// routed is a message that conn.Try parsed and did not run: see
+// engineconn.Routed. It lives in the message's pooled state.
+type routed struct {
 	s     *state
-	route Route
+	route engineconn.Route
 	md    *method // a single message's method
 	size  int     // the message's bytes
 	batch int     // the batch's members (0: not a batch)
 }
 
-// Route returns where the message is to run: RouteWorker or RouteOrdered.
-func (r *Routed) Route() Route { return r.route }
+func (r *routed) Route() engineconn.Route { return r.route }
 
-// Keep copies the message into buf (reusing its capacity) and returns the
-// copy, which the Routed uses from then on: the transport may reuse the
-// buffer the message was read into. The copy must stay untouched until
-// the message has run.
-func (r *Routed) Keep(buf []byte) []byte {
+func (r *routed) Keep(buf []byte) []byte {
 	in := r.s.p.Input()
 	buf = append(buf[:0], in...)
 	r.s.p.Moved(buf)
 	return buf
 }
 
-// tryProcess is Conn.Try under ctx: it runs msg here when everything in
+// tryProcess is conn.Try under ctx: it runs msg here when everything in
 // it may run here, else returns it parsed and routed (r, with dst
 // unchanged).
-func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *Routed) {
+func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
@@ -65,13 +43,13 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *Rout
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
-		if route := e.lookupBatch(s); route != RouteInline {
+		if route := e.lookupBatch(s); route != engineconn.RouteInline {
 			return dst, e.routed(s, route, nil, len(msg), batch)
 		}
 		dst = e.processBatch(ctx, s, dst, len(msg))
 	default:
 		md := e.lookup(m)
-		if route := routeOf(m.Kind, md); route != RouteInline {
+		if route := routeOf(m.Kind, md); route != engineconn.RouteInline {
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
 		s.cc.parent, s.cc.here = ctx, true
@@ -85,15 +63,15 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *Rout
 	return dst, nil
 }
 
-// routed keeps s, holding a message parsed and not run, as a Routed.
-func (e *Engine) routed(s *state, route Route, md *method, size, batch int) *Routed {
-	s.routed = Routed{s: s, route: route, md: md, size: size, batch: batch}
+// routed keeps s, holding a message parsed and not run, as a routed.
+func (e *Engine) routed(s *state, route engineconn.Route, md *method, size, batch int) *routed {
+	s.routed = routed{s: s, route: route, md: md, size: size, batch: batch}
 	return &s.routed
 }
 
 // run runs the routed message r under ctx, appending its response to dst,
 // and releases r.
-func (e *Engine) run(ctx context.Context, dst []byte, r *Routed) []byte {
+func (e *Engine) run(ctx context.Context, dst []byte, r *routed) []byte {
 	s := r.s
 	start := len(dst)
 	if r.batch > 0 {
@@ -115,17 +93,17 @@ func (e *Engine) run(ctx context.Context, dst []byte, r *Routed) []byte {
 // has proved quick (cost.go). A batch runs inline only when all its
 // members do; one with ordered notifications runs on the serial queue so
 // they keep their order (lookupBatch).
-func routeOf(kind decode.Kind, md *method) Route {
+func routeOf(kind decode.Kind, md *method) engineconn.Route {
 	switch {
 	case md == nil || md.inline || learnedQuick(kind, md):
-		return RouteInline
+		return engineconn.RouteInline
 	case kind == decode.Notification && !md.concurrent:
-		return RouteOrdered
+		return engineconn.RouteOrdered
 	}
-	return RouteWorker
+	return engineconn.RouteWorker
 }
 
-// reject is Conn.Reject.
+// reject is conn.Reject.
 func (e *Engine) reject(dst, msg []byte, code Code) []byte {
 	s := e.getState()
 	defer e.putState(s)
@@ -137,8 +115,8 @@ func (e *Engine) reject(dst, msg []byte, code Code) []byte {
 	return e.appendRejection(dst, s, m, code)
 }
 
-// rejectRouted is Conn.RejectRouted.
-func (e *Engine) rejectRouted(dst []byte, r *Routed, code Code) []byte {
+// rejectRouted is conn.RejectRouted.
+func (e *Engine) rejectRouted(dst []byte, r *routed, code Code) []byte {
 	dst = e.appendRejection(dst, r.s, r.s.p.Message(), code)
 	e.releaseRouted(r)
 	return dst
@@ -180,8 +158,8 @@ func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code C
 }
 
 // releaseRouted lets go of a routed message without running it.
-func (e *Engine) releaseRouted(r *Routed) {
+func (e *Engine) releaseRouted(r *routed) {
 	s := r.s
-	s.routed = Routed{}
+	s.routed = routed{}
 	e.putState(s)
 }

@@ -5,7 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 const (
@@ -29,7 +30,7 @@ type state struct {
 	scratch []byte
 	handles []reqCtx // the calls' contexts still to be handed out from handles[hnext:] (context.go)
 	hnext   int
-	routed  Routed // the message parsed here and routed to run elsewhere (route.go)
+	routed  routed // the message parsed here and routed to run elsewhere (route.go)
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
 
@@ -114,13 +115,13 @@ func (e *Engine) putState(s *state) {
 
 // lookupBatch looks up the method of each member of the batch just parsed
 // into s.mds and returns where the batch should run (see batchRoute).
-func (e *Engine) lookupBatch(s *state) Route {
+func (e *Engine) lookupBatch(s *state) engineconn.Route {
 	n := s.p.BatchLen()
 	if cap(s.mds) < n {
 		s.mds, s.kinds = make([]*method, n), make([]decode.Kind, n)
 	}
 	s.mds, s.kinds = s.mds[:n], s.kinds[:n]
-	route := RouteInline
+	route := engineconn.RouteInline
 	s.answered, s.async = 0, 0
 	for i := range s.mds {
 		kind, name := s.p.BatchMethod(i)
@@ -139,12 +140,12 @@ func (e *Engine) lookupBatch(s *state) Route {
 		}
 		s.mds[i], s.kinds[i] = md, kind
 		switch routeOf(kind, md) {
-		case RouteWorker:
-			if route == RouteInline {
-				route = RouteWorker
+		case engineconn.RouteWorker:
+			if route == engineconn.RouteInline {
+				route = engineconn.RouteWorker
 			}
-		case RouteOrdered:
-			route = RouteOrdered
+		case engineconn.RouteOrdered:
+			route = engineconn.RouteOrdered
 		}
 	}
 	return route

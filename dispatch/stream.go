@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // ProcessStream is ProcessContext for transports that stream responses

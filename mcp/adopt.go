@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -257,7 +257,7 @@ func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(tim
 // not yet in the table.
 func (h *HTTPHandler) newSessionID(id string) *session {
 	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*stream{}}
-	s.conn = dispatch.NewConn(h.srv.e, h.ctx, s.send, false)
+	s.conn = engineconn.NewConn(h.srv.e, h.ctx, s.send, false)
 	s.touch()
 	return s
 }

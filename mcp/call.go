@@ -19,8 +19,8 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
 func getBuf() *pool.Buffer  { return pool.GetBuffer() }

@@ -32,11 +32,11 @@ type builtExt struct {
 
 func (s *Server) registerExtra() {
 	for _, m := range []dispatch.Method{
-		{Name: "logging/setLevel", Handler: dispatch.HandlerFunc(s.setLevel), Inline: true, Summary: "MCP: the lowest level of log messages to send"},
-		{Name: "completion/complete", Handler: dispatch.HandlerFunc(s.complete), Inline: true, Summary: "MCP: complete an argument"},
-		{Name: "resources/templates/list", Handler: dispatch.HandlerFunc(s.templatesList), Inline: true, Summary: "MCP: list the resource templates"},
-		{Name: "resources/subscribe", Handler: dispatch.HandlerFunc(s.subscribe), Inline: true, Summary: "MCP: be notified of a resource's changes"},
-		{Name: "resources/unsubscribe", Handler: dispatch.HandlerFunc(s.unsubscribe), Inline: true, Summary: "MCP: stop being notified of a resource's changes"},
+		{Name: "logging/setLevel", Handler: dispatch.HandlerFunc(s.setLevel), Inline: true},              // the lowest level of log messages to send
+		{Name: "completion/complete", Handler: dispatch.HandlerFunc(s.complete), Inline: true},           // complete an argument
+		{Name: "resources/templates/list", Handler: dispatch.HandlerFunc(s.templatesList), Inline: true}, // list the resource templates
+		{Name: "resources/subscribe", Handler: dispatch.HandlerFunc(s.subscribe), Inline: true},          // be notified of a resource's changes
+		{Name: "resources/unsubscribe", Handler: dispatch.HandlerFunc(s.unsubscribe), Inline: true},      // stop being notified of a resource's changes
 	} {
 		if err := s.e.RegisterMethod(m); err != nil {
 			panic(err) // the names are fixed and valid

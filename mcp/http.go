@@ -22,7 +22,8 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -128,8 +129,8 @@ type HTTPHandler struct {
 
 	ctx    context.Context // the parent of the calls' contexts
 	cancel context.CancelFunc
-	done   chan struct{}  // closed by Shutdown: streams end
-	anon   *dispatch.Conn // the connection of stateless requests (one-way)
+	done   chan struct{}    // closed by Shutdown: streams end
+	anon   *engineconn.Conn // the connection of stateless requests (one-way)
 
 	workers   *pool.Workers
 	streamIDs atomic.Uint64
@@ -181,7 +182,7 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 	h.streamIDs.Store(uint64(seed[0])<<56 | uint64(seed[1])<<48 | uint64(seed[2])<<40 | uint64(seed[3])<<32 |
 		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
 	h.ctx, h.cancel = context.WithCancel(s.baseContext())
-	h.anon = dispatch.NewConn(s.e, h.ctx, h.sendAnon, true)
+	h.anon = engineconn.NewConn(s.e, h.ctx, h.sendAnon, true)
 	h.workers = pool.NewWorkers(&pool.WorkersOptions{Max: opts.MaxWorkers, IdleTimeout: 10 * time.Second})
 	h.parsers.New = func() any { return new(decode.Parser) }
 	s.freeze()

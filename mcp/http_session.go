@@ -80,7 +80,7 @@ func (s *session) standaloneStream() *stream {
 	return s.standalone
 }
 
-// send is the session's dispatch.SendFunc: a message about a request goes
+// send is the session's engineconn.SendFunc: a message about a request goes
 // on that request's stream, anything else on the standalone stream.
 func (s *session) send(ctx context.Context, msg []byte) error {
 	if c := callOf(ctx); c != nil && c.sess == s && c.http.h != nil {

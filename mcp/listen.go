@@ -199,8 +199,8 @@ func (s *Server) honour(f *listenFilter, extra []byte) (want uint8, uris map[str
 }
 
 func (s *Server) registerListen() {
-	if err := s.e.RegisterMethod(dispatch.Method{Name: methodListen, Handler: dispatch.HandlerFunc(s.listenStream),
-		Summary: "MCP: a stream of the change notifications the client asks for (2026-07-28)"}); err != nil {
+	// a stream of the change notifications the client asks for (2026-07-28)
+	if err := s.e.RegisterMethod(dispatch.Method{Name: methodListen, Handler: dispatch.HandlerFunc(s.listenStream)}); err != nil {
 		panic(err) // the name is fixed and valid
 	}
 }

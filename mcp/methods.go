@@ -37,17 +37,15 @@ func EngineCodes() *dispatch.Codes {
 
 func (s *Server) register() {
 	for _, m := range []dispatch.Method{
-		{Name: "initialize", Handler: dispatch.HandlerFunc(s.initialize), Inline: true,
-			Summary: "MCP: start a session (initialize-based revisions)"},
-		{Name: "ping", Handler: dispatch.HandlerFunc(s.ping), Inline: true, Summary: "MCP: ping"},
-		{Name: "server/discover", Handler: dispatch.HandlerFunc(s.discover), Inline: true,
-			Summary: "MCP: the server's revisions, capabilities and identity"},
-		{Name: "tools/list", Handler: dispatch.HandlerFunc(s.toolsList), Inline: true, Summary: "MCP: list the tools"},
-		{Name: "tools/call", Handler: dispatch.HandlerFunc(s.toolsCall), CallsPeer: true, Summary: "MCP: call a tool"},
-		{Name: "resources/list", Handler: dispatch.HandlerFunc(s.resourcesList), Inline: true, Summary: "MCP: list the resources"},
-		{Name: "resources/read", Handler: dispatch.HandlerFunc(s.resourcesRead), CallsPeer: true, Summary: "MCP: read a resource"},
-		{Name: "prompts/list", Handler: dispatch.HandlerFunc(s.promptsList), Inline: true, Summary: "MCP: list the prompts"},
-		{Name: "prompts/get", Handler: dispatch.HandlerFunc(s.promptsGet), CallsPeer: true, Summary: "MCP: get a prompt"},
+		{Name: "initialize", Handler: dispatch.HandlerFunc(s.initialize), Inline: true},           // start a session (initialize-based revisions)
+		{Name: "ping", Handler: dispatch.HandlerFunc(s.ping), Inline: true},                       // ping
+		{Name: "server/discover", Handler: dispatch.HandlerFunc(s.discover), Inline: true},        // the server's revisions, capabilities and identity
+		{Name: "tools/list", Handler: dispatch.HandlerFunc(s.toolsList), Inline: true},            // list the tools
+		{Name: "tools/call", Handler: dispatch.HandlerFunc(s.toolsCall), CallsPeer: true},         // call a tool
+		{Name: "resources/list", Handler: dispatch.HandlerFunc(s.resourcesList), Inline: true},    // list the resources
+		{Name: "resources/read", Handler: dispatch.HandlerFunc(s.resourcesRead), CallsPeer: true}, // read a resource
+		{Name: "prompts/list", Handler: dispatch.HandlerFunc(s.promptsList), Inline: true},        // list the prompts
+		{Name: "prompts/get", Handler: dispatch.HandlerFunc(s.promptsGet), CallsPeer: true},       // get a prompt
 		{Name: "notifications/initialized", Handler: dispatch.HandlerFunc(s.initialized), Inline: true, Concurrent: true},
 		{Name: "notifications/cancelled", Handler: dispatch.HandlerFunc(s.cancelled), Inline: true, Concurrent: true},
 	} {

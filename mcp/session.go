@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 type sessKey struct{}
@@ -22,11 +22,11 @@ type session struct {
 
 	// HTTP only (http_session.go).
 	h        *HTTPHandler
-	conn     *dispatch.Conn // its context is the session's; its Peer sends to the client
-	lastUsed atomic.Int64   // unix nanoseconds
-	active   atomic.Int32   // requests being served and streams attached
-	done     chan struct{}  // closed when the session ends
-	keep     atomic.Bool    // close leaves its state and events in the store (adopt.go)
+	conn     *engineconn.Conn // its context is the session's; its Peer sends to the client
+	lastUsed atomic.Int64     // unix nanoseconds
+	active   atomic.Int32     // requests being served and streams attached
+	done     chan struct{}    // closed when the session ends
+	keep     atomic.Bool      // close leaves its state and events in the store (adopt.go)
 
 	mu         sync.Mutex
 	closed     bool

@@ -64,7 +64,7 @@ func (s *Server) subscription(ctx context.Context, params, dst []byte, on bool) 
 // HTTP session's connection, or the stream connection of ctx.
 func sessionPeer(ctx context.Context, sess *session) *dispatch.Peer {
 	if sess.conn != nil {
-		return sess.conn.Peer()
+		return dispatch.PeerOf(sess.conn.Context())
 	}
 	return dispatch.PeerOf(ctx)
 }

@@ -18,9 +18,9 @@ const methodTaskNotify = "notifications/tasks"
 
 func (s *Server) registerTasks() {
 	for _, m := range []dispatch.Method{
-		{Name: "tasks/get", Handler: dispatch.HandlerFunc(s.tasksGet), Inline: true, Summary: "MCP: a task's status and outcome (tasks extension, 2026-07-28)"},
-		{Name: "tasks/update", Handler: dispatch.HandlerFunc(s.tasksUpdate), Inline: true, Summary: "MCP: answer a task's input requests (tasks extension)"},
-		{Name: "tasks/cancel", Handler: dispatch.HandlerFunc(s.tasksCancel), Inline: true, Summary: "MCP: cancel a task (tasks extension)"},
+		{Name: "tasks/get", Handler: dispatch.HandlerFunc(s.tasksGet), Inline: true},       // a task's status and outcome (tasks extension, 2026-07-28)
+		{Name: "tasks/update", Handler: dispatch.HandlerFunc(s.tasksUpdate), Inline: true}, // answer a task's input requests (tasks extension)
+		{Name: "tasks/cancel", Handler: dispatch.HandlerFunc(s.tasksCancel), Inline: true}, // cancel a task (tasks extension)
 	} {
 		if err := s.e.RegisterMethod(m); err != nil {
 			panic(err) // the names are fixed and valid

@@ -34,7 +34,8 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/internal/coalesce"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // transport is what a transport plugs into its core.
@@ -93,7 +94,7 @@ const flushAt = 64 << 10
 // core is the part of a connection every transport shares.
 type core struct {
 	lim *limits
-	dc  *dispatch.Conn
+	dc  *engineconn.Conn
 	t   transport
 	via Transport // for the observer
 	nc  net.Conn  // for the logs (nil: stdio, SSE)
@@ -144,7 +145,7 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 		}
 		parent = lim.connCtx(parent)
 	}
-	c.dc = dispatch.NewConn(e, parent, c.send, oneWay)
+	c.dc = engineconn.NewConn(e, parent, c.send, oneWay)
 	c.local, c.outBufs = getOutBuffer(), [2]*pool.Buffer{getOutBuffer(), getOutBuffer()}
 	c.out.Reset(c.outBufs[0].B, c.outBufs[1].B)
 }
@@ -295,7 +296,7 @@ func (c *core) waitLocked() {
 }
 
 // send queues msg, framed, for the client and flushes it (the peer's
-// dispatch.SendFunc). It waits while MaxPending bytes are held, so a client
+// engineconn.SendFunc). It waits while MaxPending bytes are held, so a client
 // that reads slowly slows the handler that notifies it; one that never reads
 // is dropped after WriteTimeout, which fails the waiting senders. A send
 // counts as activity for IdleTimeout.

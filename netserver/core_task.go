@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // maxKeptTask caps the buffers a pooled task keeps.
@@ -15,14 +15,14 @@ const maxKeptTask = 64 << 10
 // that submitting it allocates nothing.
 type task struct {
 	c   *core
-	r   *dispatch.Routed // the message, parsed
-	in  []byte           // a copy of the message, which r refers to
-	out []byte           // its framed response
+	r   engineconn.Routed // the message, parsed
+	in  []byte            // a copy of the message, which r refers to
+	out []byte            // its framed response
 }
 
 var tasks = sync.Pool{New: func() any { return new(task) }}
 
-func getTask(c *core, r *dispatch.Routed) *task {
+func getTask(c *core, r engineconn.Routed) *task {
 	t := tasks.Get().(*task)
 	t.c, t.r = c, r
 	t.in = r.Keep(t.in)
@@ -78,14 +78,14 @@ func (c *core) done(resp []byte, in int) {
 // "Server overloaded" (appended to dst). The copy counts as pending bytes
 // until the task is done, so that MaxPending bounds the input held by
 // tasks too.
-func (c *core) startTask(dst []byte, r *dispatch.Routed) []byte {
+func (c *core) startTask(dst []byte, r engineconn.Routed) []byte {
 	route := r.Route() // read first: once queued or submitted, r may be gone
 	t := getTask(c, r)
 	n := int64(len(t.in))
 	c.inflight.Add(1)
 	c.inputs.Add(n)
 	c.addPending(n)
-	if route == dispatch.RouteOrdered {
+	if route == engineconn.RouteOrdered {
 		c.enqueue(t)
 		return dst
 	}
@@ -141,7 +141,7 @@ func (o *orderedRunner) Run() {
 
 // appendOverloaded answers a message that found no free worker: every call
 // in it gets -32001 "Server overloaded" with its id.
-func (c *core) appendOverloaded(dst []byte, r *dispatch.Routed) []byte {
+func (c *core) appendOverloaded(dst []byte, r engineconn.Routed) []byte {
 	c.lim.log.Warn("netserver: all workers busy; answering Server overloaded", "remote", c.remote())
 	b, mark := c.t.begin(dst)
 	start := len(b)

@@ -24,11 +24,11 @@
 //  1. Accept. Server.Serve accepts a TCP connection and starts its reader
 //     goroutine (stream.go); HTTPServer upgrades GET /ws and serves the
 //     hijacked connection on fasthttp's goroutine (ws_conn.go); an SSE
-//     POST gets a stream of its own (sse.go). Each makes a dispatch.Conn:
+//     POST gets a stream of its own (sse.go). Each makes an engineconn.Conn:
 //     the engine's view of the connection, with its context and its Peer.
 //  2. Read. The reader cuts whole messages out of its buffer (frame.Reader
 //     or ws.Reader), without copying, and hands each to the core.
-//  3. Dispatch. The core gives the message to Conn.TryProcess. Cheap
+//  3. Dispatch. The core gives the message to Conn.Try. Cheap
 //     messages (inline handlers, errors, responses to the server's own
 //     calls) are answered at once into the reader's output buffer. A message
 //     that may block is copied into a pooled task and runs on the engine's

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // HTTPHandler returns a net/http Handler that serves JSON-RPC 2.0 the way

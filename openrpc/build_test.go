@@ -3,6 +3,7 @@ package openrpc_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -24,12 +25,10 @@ var rawHandler = dispatch.HandlerFunc(func(_ context.Context, _, dst []byte) ([]
 // TestBuildMethods: one method object per line, as Build writes it.
 func TestBuildMethods(t *testing.T) {
 	i8 := `{"type":"integer","minimum":-128,"maximum":127}`
-	f := func(m dispatch.Method, want string) {
+	f := func(h dispatch.Handler, d openrpc.MethodDoc, want string) {
 		t.Helper()
-		if m.Name == "" {
-			m.Name = "m"
-		}
-		doc, err := openrpc.Describe([]dispatch.Method{m}, nil)
+		m := dispatch.Method{Name: "m", Handler: h}
+		doc, err := openrpc.Describe([]dispatch.Method{m}, &openrpc.Options{Methods: map[string]openrpc.MethodDoc{"m": d}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,47 +38,47 @@ func TestBuildMethods(t *testing.T) {
 		}
 	}
 	// typed: struct P by name or position, members in order, omitempty not required
-	f(dispatch.Method{Handler: typed[point, bool]()},
+	f(typed[point, bool](), openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"either","params":[`+
 			`{"name":"x","description":"across","schema":{"type":"integer","minimum":-128,"maximum":127,"description":"across"},"required":true},`+
 			`{"name":"y","schema":`+i8+`}],"result":{"name":"result","schema":{"type":"boolean"}}}`)
-	f(dispatch.Method{Handler: typed[*point, bool]()},
+	f(typed[*point, bool](), openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"either","params":[`+
 			`{"name":"x","description":"across","schema":{"type":"integer","minimum":-128,"maximum":127,"description":"across"},"required":true},`+
 			`{"name":"y","schema":`+i8+`}],"result":{"name":"result","schema":{"type":"boolean"}}}`)
-	f(dispatch.Method{Handler: typed[struct{}, string]()},
+	f(typed[struct{}, string](), openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"either","params":[],"result":{"name":"result","schema":{"type":"string"}}}`)
 	// a slice: any number by position; an array: N by position; a scalar: one
-	f(dispatch.Method{Handler: typed[[]int8, any](), Params: []dispatch.Param{{Name: "numbers"}}},
+	f(typed[[]int8, any](), openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "numbers"}}},
 		`{"name":"m","paramStructure":"by-position","params":[{"name":"numbers","schema":`+i8+`,"x-variadic":true}],"result":{"name":"result","schema":{}}}`)
-	f(dispatch.Method{Handler: typed[[2]int8, int8](), Params: []dispatch.Param{{Name: "a"}, {Name: "b", Description: "the b"}}},
+	f(typed[[2]int8, int8](), openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "a"}, {Name: "b", Description: "the b"}}},
 		`{"name":"m","paramStructure":"by-position","params":[{"name":"a","schema":`+i8+`,"required":true},`+
 			`{"name":"b","description":"the b","schema":`+i8+`,"required":true}],"result":{"name":"result","schema":`+i8+`}}`)
-	f(dispatch.Method{Handler: typed[int8, int8]()},
+	f(typed[int8, int8](), openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"by-position","params":[{"name":"arg0","schema":`+i8+`,"required":true}],"result":{"name":"result","schema":`+i8+`}}`)
 	// a map: by name, the names given by hand; any and Unmarshalers: either
-	f(dispatch.Method{Handler: typed[map[string]int8, any](), Params: []dispatch.Param{{Name: "k", Schema: []byte(i8)}}},
+	f(typed[map[string]int8, any](), openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "k", Schema: []byte(i8)}}},
 		`{"name":"m","paramStructure":"by-name","params":[{"name":"k","schema":`+i8+`}],"result":{"name":"result","schema":{}}}`)
-	f(dispatch.Method{Handler: typed[json.RawMessage, json.RawMessage]()},
+	f(typed[json.RawMessage, json.RawMessage](), openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"either","params":[],"result":{"name":"result","schema":{}}}`)
-	f(dispatch.Method{Handler: typed[any, any]()},
+	f(typed[any, any](), openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"either","params":[],"result":{"name":"result","schema":{}}}`)
 	// hand-written descriptions over derived ones
-	f(dispatch.Method{Handler: typed[point, bool](), Summary: "s", Description: "d", Deprecated: true,
-		Params: []dispatch.Param{{Name: "y", Description: "down", Required: true}},
-		Result: &dispatch.Param{Name: "inside", Summary: "whether"}},
+	f(typed[point, bool](), openrpc.MethodDoc{Summary: "s", Description: "d", Deprecated: true,
+		Params: []openrpc.ParamDoc{{Name: "y", Description: "down", Required: true}},
+		Result: &openrpc.ParamDoc{Name: "inside", Summary: "whether"}},
 		`{"name":"m","summary":"s","description":"d","paramStructure":"either","params":[`+
 			`{"name":"x","description":"across","schema":{"type":"integer","minimum":-128,"maximum":127,"description":"across"},"required":true},`+
 			`{"name":"y","description":"down","schema":`+i8+`,"required":true}],`+
 			`"result":{"name":"inside","summary":"whether","schema":{"type":"boolean"}},"deprecated":true}`)
 	// a raw handler: what it says, or either and any
-	f(dispatch.Method{Handler: rawHandler},
+	f(rawHandler, openrpc.MethodDoc{},
 		`{"name":"m","paramStructure":"either","params":[],"result":{"name":"result","schema":{}}}`)
-	f(dispatch.Method{Handler: rawHandler, ParamStructure: dispatch.ByPosition,
-		Params:   []dispatch.Param{{Name: "ms", Schema: []byte(`{"type":"integer","minimum":0}`), Required: true}},
-		Result:   &dispatch.Param{Name: "ms", Schema: []byte(`{"type":"integer"}`)},
+	f(rawHandler, openrpc.MethodDoc{ParamStructure: openrpc.ByPosition,
+		Params:   []openrpc.ParamDoc{{Name: "ms", Schema: []byte(`{"type":"integer","minimum":0}`), Required: true}},
+		Result:   &openrpc.ParamDoc{Name: "ms", Schema: []byte(`{"type":"integer"}`)},
 		Errors:   []*dispatch.Error{dispatch.NewError(-32602, "Invalid params", []byte(`"want [ms]"`)), dispatch.NewError(7, "seven", nil)},
-		Examples: []dispatch.Example{{Params: []byte(`[5]`), Result: []byte(`5`)}, {Name: "named", Params: []byte(`{"ms":0}`), Result: []byte(`0`)}}},
+		Examples: []openrpc.ExampleDoc{{Params: []byte(`[5]`), Result: []byte(`5`)}, {Name: "named", Params: []byte(`{"ms":0}`), Result: []byte(`0`)}}},
 		`{"name":"m","paramStructure":"by-position","params":[{"name":"ms","schema":{"type":"integer","minimum":0},"required":true}],`+
 			`"result":{"name":"ms","schema":{"type":"integer"}},`+
 			`"errors":[{"code":-32602,"message":"Invalid params","data":"want [ms]"},{"code":7,"message":"seven"}],`+
@@ -88,20 +87,20 @@ func TestBuildMethods(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	f := func(m dispatch.Method, want string) {
+	f := func(h dispatch.Handler, d openrpc.MethodDoc, want string) {
 		t.Helper()
-		m.Name = "m"
-		_, err := openrpc.Build([]dispatch.Method{m}, nil)
+		m := dispatch.Method{Name: "m", Handler: h}
+		_, err := openrpc.Build([]dispatch.Method{m}, &openrpc.Options{Methods: map[string]openrpc.MethodDoc{"m": d}})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err %v, want %q", err, want)
 		}
 	}
-	f(dispatch.Method{Handler: typed[point, chan int]()}, "no JSON Schema for chan int")
-	f(dispatch.Method{Handler: typed[point, int](), Params: []dispatch.Param{{Name: "z"}}}, `param "z": the params type has no such member`)
-	f(dispatch.Method{Handler: rawHandler, Params: []dispatch.Param{{Name: "a", Schema: []byte(`{`)}}}, "not valid JSON")
-	f(dispatch.Method{Handler: rawHandler, Errors: []*dispatch.Error{{Code: 1, Message: "x", Data: []byte("{")}}}, "data is not valid JSON")
-	f(dispatch.Method{Handler: rawHandler, Examples: []dispatch.Example{{Params: []byte(`1`)}}}, "not a JSON array or object")
-	f(dispatch.Method{Handler: rawHandler, Examples: []dispatch.Example{{Result: []byte(`{`)}}}, "result is not valid JSON")
+	f(typed[point, chan int](), openrpc.MethodDoc{}, "no JSON Schema for chan int")
+	f(typed[point, int](), openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "z"}}}, `param "z": the params type has no such member`)
+	f(rawHandler, openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "a", Schema: []byte(`{`)}}}, "not valid JSON")
+	f(rawHandler, openrpc.MethodDoc{Errors: []*dispatch.Error{{Code: 1, Message: "x", Data: []byte("{")}}}, "data is not valid JSON")
+	f(rawHandler, openrpc.MethodDoc{Examples: []openrpc.ExampleDoc{{Params: []byte(`1`)}}}, "not a JSON array or object")
+	f(rawHandler, openrpc.MethodDoc{Examples: []openrpc.ExampleDoc{{Result: []byte(`{`)}}}, "result is not valid JSON")
 }
 
 // TestBuildComponents: a struct shared by two methods, and one that refers
@@ -163,5 +162,38 @@ func TestEnable(t *testing.T) {
 	out = bad.Process(nil, []byte(`{"jsonrpc":"2.0","method":"rpc.discover","id":1}`))
 	if !strings.Contains(string(out), `"code":-32603`) || !strings.Contains(string(out), "no JSON Schema") {
 		t.Fatalf("rpc.discover of a bad document: %s", out)
+	}
+}
+
+// TestDescribe: a description given with Service.Describe replaces the
+// one of Options.Methods (whose map Enable does not share), and lands in
+// the document; after the engine froze Describe fails.
+func TestDescribe(t *testing.T) {
+	e := dispatch.New(nil)
+	defer e.Close()
+	given := map[string]openrpc.MethodDoc{"a": {Summary: "from the options"}, "b": {Summary: "b's"}}
+	s, err := openrpc.Enable(e, &openrpc.Options{Methods: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = e.Register("a", rawHandler)
+	_ = e.Register("b", rawHandler)
+	if err := s.Describe("a", openrpc.MethodDoc{Summary: "described", Deprecated: true}); err != nil {
+		t.Fatal(err)
+	}
+	if given["a"].Summary != "from the options" {
+		t.Fatal("Describe changed the map of Options.Methods")
+	}
+	doc, err := s.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{"name":"a","summary":"described",`, `"deprecated":true}`, `{"name":"b","summary":"b's",`} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("document lacks %s:\n%s", want, doc)
+		}
+	}
+	if err := s.Describe("b", openrpc.MethodDoc{}); !errors.Is(err, dispatch.ErrFrozen) {
+		t.Fatalf("Describe after Freeze: %v", err)
 	}
 }

@@ -18,10 +18,11 @@ type Service struct {
 	e    *dispatch.Engine
 	opts Options
 
-	mu  sync.Mutex
-	doc []byte // compact JSON, built at Freeze
-	err error
-	rpc *dispatch.Error // the answer when building failed
+	mu     sync.Mutex
+	frozen bool   // the document is built: Describe fails
+	doc    []byte // compact JSON, built at Freeze
+	err    error
+	rpc    *dispatch.Error // the answer when building failed
 
 	checks map[string]*paramsCheck // Options.ValidateParams (validate.go)
 }
@@ -37,7 +38,7 @@ type Service struct {
 func Enable(e *dispatch.Engine, opts *Options) (*Service, error) {
 	s := &Service{e: e}
 	if opts != nil {
-		s.opts = *opts
+		s.opts = opts.cloneMethods() // Describe adds to it
 	}
 	if err := e.OnFreeze(s.freeze); err != nil {
 		return nil, err
@@ -53,6 +54,9 @@ func Enable(e *dispatch.Engine, opts *Options) (*Service, error) {
 // freeze builds the document from the registered methods and returns the
 // rpc.discover method.
 func (s *Service) freeze(ms []dispatch.Method) []dispatch.Method {
+	s.mu.Lock()
+	s.frozen = true
+	s.mu.Unlock()
 	d, err := Describe(ms, &s.opts)
 	var doc []byte
 	if err == nil {
@@ -67,13 +71,9 @@ func (s *Service) freeze(ms []dispatch.Method) []dispatch.Method {
 		s.rpc = dispatch.NewError(encode.CodeInternalError, "", encode.AppendString(nil, err.Error()))
 	}
 	s.mu.Unlock()
-	return []dispatch.Method{{
-		Name:        DiscoverMethod,
-		Handler:     dispatch.HandlerFunc(s.serve),
-		Inline:      true,
-		Summary:     "Returns the OpenRPC document of this service.",
-		Description: "The document describes every method of the service; see https://spec.open-rpc.org.",
-	}}
+	// rpc.discover returns the OpenRPC document of this service (it is not
+	// in the document: the engine's own methods are not).
+	return []dispatch.Method{{Name: DiscoverMethod, Handler: dispatch.HandlerFunc(s.serve), Inline: true}}
 }
 
 func (s *Service) serve(_ context.Context, _, dst []byte) ([]byte, error) {

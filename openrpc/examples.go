@@ -6,14 +6,13 @@ import (
 	"strconv"
 
 	"github.com/jetrpc/jetrpc/decode"
-	"github.com/jetrpc/jetrpc/dispatch"
 )
 
 // describeExamples turns each example's params (a JSON array or object, as
 // in a request) into the list of named values an example pairing holds:
 // array elements take the names of the params at their positions, object
 // members their own names.
-func describeExamples(exs []dispatch.Example, params []ContentDescriptor) ([]ExamplePairing, error) {
+func describeExamples(exs []ExampleDoc, params []ContentDescriptor) ([]ExamplePairing, error) {
 	var out []ExamplePairing
 	for i, ex := range exs {
 		name := ex.Name

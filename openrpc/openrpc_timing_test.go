@@ -3,6 +3,7 @@ package openrpc_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 func BenchmarkDiscover(b *testing.B) {
 	e := dispatch.New(nil)
 	defer e.Close()
-	svc, _ := openrpc.Enable(e, nil)
+	svc, _ := openrpc.Enable(e, &openrpc.Options{Methods: demo.Docs()})
 	if err := demo.Register(e); err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +44,8 @@ func BenchmarkDiscover(b *testing.B) {
 // BenchmarkFreeze: the time Freeze takes with the document built (on)
 // and without (off), for the demo methods and for 1,000 typed methods.
 func BenchmarkFreeze(b *testing.B) {
-	typed := typedMethods(1000)
+	typed, docs := typedMethods(1000)
+	maps.Copy(docs, demo.Docs())
 	for _, c := range []struct {
 		name     string
 		register func(*dispatch.Engine) error
@@ -65,7 +67,7 @@ func BenchmarkFreeze(b *testing.B) {
 					b.StopTimer()
 					e := dispatch.New(nil)
 					if on {
-						_, _ = openrpc.Enable(e, nil)
+						_, _ = openrpc.Enable(e, &openrpc.Options{Methods: docs})
 					}
 					if err := c.register(e); err != nil {
 						b.Fatal(err)
@@ -82,8 +84,8 @@ func BenchmarkFreeze(b *testing.B) {
 }
 
 // typedMethods returns n Typed methods over a few param and result types,
-// as a service of many methods has.
-func typedMethods(n int) []dispatch.Method {
+// as a service of many methods has, and their descriptions.
+func typedMethods(n int) ([]dispatch.Method, map[string]openrpc.MethodDoc) {
 	type Account struct {
 		ID      uint64            `json:"id"`
 		Name    string            `json:"name"`
@@ -104,10 +106,12 @@ func typedMethods(n int) []dispatch.Method {
 		typed[Query, Page](), typed[Account, bool](), typed[[2]uint64, Account](), typed[[]string, []Account](), typed[point, float64](),
 	}
 	ms := make([]dispatch.Method, n)
+	docs := make(map[string]openrpc.MethodDoc, n)
 	for i := range ms {
-		ms[i] = dispatch.Method{Name: fmt.Sprintf("svc_method%04d", i), Handler: hs[i%len(hs)], Summary: "A method."}
+		ms[i] = dispatch.Method{Name: fmt.Sprintf("svc_method%04d", i), Handler: hs[i%len(hs)]}
+		docs[ms[i].Name] = openrpc.MethodDoc{Summary: "A method."}
 	}
-	return ms
+	return ms, docs
 }
 
 func BenchmarkSchemas(b *testing.B) {
@@ -128,7 +132,7 @@ func BenchmarkSchemas(b *testing.B) {
 func BenchmarkValidateParams(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		e := dispatch.New(nil)
-		_, _ = openrpc.Enable(e, &openrpc.Options{ValidateParams: on})
+		_, _ = openrpc.Enable(e, &openrpc.Options{ValidateParams: on, Methods: demo.Docs()})
 		_ = demo.Register(e)
 		for _, c := range []struct{ name, msg string }{
 			{"position", `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`},

@@ -12,7 +12,7 @@ import (
 type derivation struct {
 	params    []ContentDescriptor
 	members   bool // params are a struct's members: their names are real
-	structure dispatch.ParamStructure
+	structure ParamStructure
 	result    ContentDescriptor
 }
 
@@ -26,7 +26,7 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // value by position. A raw handler says nothing: params either way, any
 // result.
 func derive(s *Schemas, h dispatch.Handler) (derivation, error) {
-	d := derivation{structure: dispatch.Either, result: ContentDescriptor{Name: "result", Schema: anySchema}}
+	d := derivation{structure: Either, result: ContentDescriptor{Name: "result", Schema: anySchema}}
 	p, r, typed := dispatch.TypesOf(h)
 	if !typed {
 		return d, nil
@@ -45,15 +45,15 @@ func derive(s *Schemas, h dispatch.Handler) (derivation, error) {
 		d.members = true
 		err = d.structParams(s, st)
 	case p.Kind() == reflect.Slice:
-		d.structure = dispatch.ByPosition
+		d.structure = ByPosition
 		err = d.label(s, p.Elem(), 1, false, true)
 	case p.Kind() == reflect.Array:
-		d.structure = dispatch.ByPosition
+		d.structure = ByPosition
 		err = d.label(s, p.Elem(), p.Len(), true, false)
 	case p.Kind() == reflect.Map:
-		d.structure = dispatch.ByName
+		d.structure = ByName
 	default:
-		d.structure = dispatch.ByPosition
+		d.structure = ByPosition
 		err = d.label(s, p, 1, true, false)
 	}
 	return d, err

@@ -396,13 +396,13 @@ func newParamsCheck(c *compiler, m *Method) *paramsCheck {
 func (pc *paramsCheck) check(params []byte) *violation {
 	var it decode.Iter
 	if !it.Reset(params) {
-		if pc.structure == string(dispatch.ByName) {
+		if pc.structure == string(ByName) {
 			return pc.missingMember([]byte("{}"))
 		}
 		return pc.missing(0)
 	}
 	if it.IsObject() {
-		if pc.structure == string(dispatch.ByPosition) {
+		if pc.structure == string(ByPosition) {
 			return &violation{"", "want params by position (an array)"}
 		}
 		for it.Next() {
@@ -415,7 +415,7 @@ func (pc *paramsCheck) check(params []byte) *violation {
 		}
 		return pc.missingMember(params)
 	}
-	if pc.structure == string(dispatch.ByName) {
+	if pc.structure == string(ByName) {
 		return &violation{"", "want params by name (an object)"}
 	}
 	i := 0

@@ -22,7 +22,7 @@ type tree struct {
 func TestValidateParams(t *testing.T) {
 	e := dispatch.New(nil)
 	defer e.Close()
-	if _, err := openrpc.Enable(e, &openrpc.Options{ValidateParams: true}); err != nil {
+	if _, err := openrpc.Enable(e, &openrpc.Options{ValidateParams: true, Methods: demo.Docs()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := demo.Register(e); err != nil {
@@ -82,7 +82,7 @@ func TestValidateParams(t *testing.T) {
 func TestValidateOff(t *testing.T) {
 	e := dispatch.New(nil)
 	defer e.Close()
-	_, _ = openrpc.Enable(e, nil)
+	_, _ = openrpc.Enable(e, &openrpc.Options{Methods: demo.Docs()})
 	_ = demo.Register(e)
 	out := string(e.Process(nil, []byte(`{"jsonrpc":"2.0","method":"subtract","params":[42,"x"],"id":1}`)))
 	if !strings.Contains(out, `"data":"want [minuend, subtrahend]`) { // the handler's own answer

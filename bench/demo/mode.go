@@ -52,8 +52,9 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("demo: unknown mode %q (want %s)", s, strings.Join(modeNames[:], ", "))
 }
 
-// RegisterAs registers the demo methods on e the way m says, each with its
-// description (the typed handlers' are derived from their types).
+// RegisterAs registers the demo methods on e the way m says (Docs
+// describes the raw ones; the typed handlers' are derived from their
+// types).
 func RegisterAs(e *dispatch.Engine, m Mode) error {
 	if m > Typed {
 		return fmt.Errorf("demo: unknown mode %d", m)
@@ -68,7 +69,7 @@ func RegisterAs(e *dispatch.Engine, m Mode) error {
 		if m != Inline {
 			raw.Inline = false
 		}
-		method := describe(raw)
+		method := raw
 		if h, ok := typed[raw.Name]; ok {
 			method = dispatch.Method{Name: raw.Name, Handler: h}
 		}

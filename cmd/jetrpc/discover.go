@@ -17,7 +17,9 @@ var demoInfo = openrpc.Options{
 // which describes them; the HTTP listener serves the same document at
 // GET /openrpc.json.
 func registerDemo(e *dispatch.Engine, cfg *serveConfig) error {
-	svc, err := openrpc.Enable(e, &demoInfo)
+	info := demoInfo
+	info.Methods = demo.Docs()
+	svc, err := openrpc.Enable(e, &info)
 	if err != nil {
 		return err
 	}

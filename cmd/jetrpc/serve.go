@@ -24,9 +24,9 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/guard"
-	"github.com/jetrpc/jetrpc/pool"
 )
 
 // shutdownGrace is how long a shutdown waits for calls in flight before it

@@ -5,8 +5,10 @@
 // The generated package has one Go type for each schema in the document's
 // components, a Client with one method for each RPC method, calling
 // through a [client.Client] (TCP, HTTP, WebSocket and stdio alike), a
-// Server interface with the same methods, and Register, which serves an
-// implementation on a [dispatch.Engine] as [dispatch.Typed] handlers.
+// Server interface with the same methods, Register, which serves an
+// implementation on a [dispatch.Engine] as [dispatch.Typed] handlers, and
+// Docs, the methods' summaries and descriptions for
+// [openrpc.Options.Methods].
 //
 // Schemas map to Go types as encoding/json would decode them: boolean to
 // bool; integer to int64, or the integer kind whose exact range minimum
@@ -27,5 +29,6 @@
 // when they share it, else of any), so a call allocates no more than
 // client.Call with the same values. A method without a result is sent as a
 // notification; a result of type null leaves only the error. Methods with
-// reserved "rpc." names are called by the Client but not served by Register.
+// reserved "rpc." names are called by the Client but not served by Register
+// (nor described by Docs).
 package gen

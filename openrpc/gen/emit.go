@@ -63,8 +63,9 @@ func (m *method) clientParams(b *strings.Builder) string {
 	return "&p"
 }
 
-// writeServer writes the Server interface and Register. Methods with
-// reserved "rpc." names are left out: an engine cannot register them.
+// writeServer writes the Server interface, Register and Docs. Methods
+// with reserved "rpc." names are left out: an engine cannot register
+// them.
 func (g *generator) writeServer(b *strings.Builder) {
 	b.WriteString("// Server is the service's methods, for Register to serve.\ntype Server interface {\n")
 	for _, m := range g.served() {
@@ -72,26 +73,13 @@ func (g *generator) writeServer(b *strings.Builder) {
 		fmt.Fprintf(b, "\t%s%s\n", m.name, m.signature())
 	}
 	b.WriteString("}\n\n")
-	b.WriteString(`// Register registers the methods of srv on e as dispatch.Typed handlers,
-// with the summaries and descriptions of the document.
+	b.WriteString(`// Register registers the methods of srv on e as dispatch.Typed handlers
+// (Docs has their summaries and descriptions, for package openrpc).
 func Register(e *dispatch.Engine, srv Server) error {
 	for _, m := range []dispatch.Method{
 `)
 	for _, m := range g.served() {
-		fmt.Fprintf(b, "\t\t{Name: %q, Handler: %s", m.rpc, m.handler())
-		if m.summary != "" {
-			fmt.Fprintf(b, ", Summary: %q", m.summary)
-		}
-		if m.description != "" {
-			fmt.Fprintf(b, ", Description: %q", m.description)
-		}
-		if m.deprecated {
-			b.WriteString(", Deprecated: true")
-		}
-		if s := structureConst[m.structure]; s != "" {
-			b.WriteString(", ParamStructure: " + s)
-		}
-		b.WriteString("},\n")
+		fmt.Fprintf(b, "\t\t{Name: %q, Handler: %s},\n", m.rpc, m.handler())
 	}
 	b.WriteString(`	} {
 		if err := e.RegisterMethod(m); err != nil {
@@ -100,10 +88,34 @@ func Register(e *dispatch.Engine, srv Server) error {
 	}
 	return nil
 }
+
+// Docs returns the summaries and descriptions of the document's methods by
+// name, for openrpc.Options.Methods (a map of the caller's own).
+func Docs() map[string]openrpc.MethodDoc {
+	return map[string]openrpc.MethodDoc{
 `)
+	for _, m := range g.served() {
+		var fields []string
+		if m.summary != "" {
+			fields = append(fields, fmt.Sprintf("Summary: %q", m.summary))
+		}
+		if m.description != "" {
+			fields = append(fields, fmt.Sprintf("Description: %q", m.description))
+		}
+		if m.deprecated {
+			fields = append(fields, "Deprecated: true")
+		}
+		if s := structureConst[m.structure]; s != "" {
+			fields = append(fields, "ParamStructure: "+s)
+		}
+		if len(fields) > 0 {
+			fmt.Fprintf(b, "\t\t%q: {%s},\n", m.rpc, strings.Join(fields, ", "))
+		}
+	}
+	b.WriteString("\t}\n}\n")
 }
 
-var structureConst = map[string]string{"by-name": "dispatch.ByName", "by-position": "dispatch.ByPosition", "either": "dispatch.Either"}
+var structureConst = map[string]string{"by-name": "openrpc.ByName", "by-position": "openrpc.ByPosition", "either": "openrpc.Either"}
 
 func (g *generator) served() []*method {
 	var out []*method

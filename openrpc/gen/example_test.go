@@ -28,4 +28,5 @@ func ExampleGenerate() {
 	// func (c *Client) Add(ctx context.Context, a int64, b int64) (int64, error) {
 	// 	Add(ctx context.Context, a int64, b int64) (int64, error)
 	// func Register(e *dispatch.Engine, srv Server) error {
+	// func Docs() map[string]openrpc.MethodDoc {
 }

@@ -65,7 +65,7 @@ func newGenerator(d *openrpc.Document, opts *Options) *generator {
 	if d.Components != nil {
 		g.schemas = d.Components.Schemas
 	}
-	for _, id := range []string{"Client", "NewClient", "Server", "Register"} {
+	for _, id := range []string{"Client", "NewClient", "Server", "Register", "Docs"} {
 		g.pkg[id] = true
 	}
 	g.pkgName = packageName(opts, d.Info.Title)
@@ -118,7 +118,7 @@ func (g *generator) source() []byte {
 	if g.usesTime {
 		b.WriteString("\t\"time\"\n")
 	}
-	b.WriteString("\n\t\"github.com/jetrpc/jetrpc/client\"\n\t\"github.com/jetrpc/jetrpc/dispatch\"\n)\n\n")
+	b.WriteString("\n\t\"github.com/jetrpc/jetrpc/client\"\n\t\"github.com/jetrpc/jetrpc/dispatch\"\n\t\"github.com/jetrpc/jetrpc/openrpc\"\n)\n\n")
 	for _, d := range g.decls {
 		b.WriteString(d + "\n")
 	}

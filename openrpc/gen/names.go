@@ -98,7 +98,7 @@ func (s scope) take(id string) string {
 // generated code uses for itself are taken.
 func localScope() scope {
 	s := scope{}
-	for _, id := range []string{"ctx", "c", "p", "r", "err", "srv", "e", "context", "client", "dispatch", "time", "json"} {
+	for _, id := range []string{"ctx", "c", "p", "r", "err", "srv", "e", "context", "client", "dispatch", "openrpc", "time", "json"} {
 		s[id] = true
 	}
 	return s

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/openrpc"
 )
 
 // subtractParams are the params of "subtract".
@@ -243,36 +244,57 @@ type Server interface {
 	DemoUnsubscribe(ctx context.Context, subscription string) (bool, error)
 }
 
-// Register registers the methods of srv on e as dispatch.Typed handlers,
-// with the summaries and descriptions of the document.
+// Register registers the methods of srv on e as dispatch.Typed handlers
+// (Docs has their summaries and descriptions, for package openrpc).
 func Register(e *dispatch.Engine, srv Server) error {
 	for _, m := range []dispatch.Method{
 		{Name: "subtract", Handler: dispatch.Typed(func(ctx context.Context, p subtractParams) (float64, error) {
 			return srv.Subtract(ctx, p.Minuend, p.Subtrahend)
-		}), Summary: "Subtracts subtrahend from minuend.", Description: "The specification's example: [a, b] or {\"minuend\": a, \"subtrahend\": b}. Integers stay exact while they fit in 64 bits.", ParamStructure: dispatch.Either},
-		{Name: "sum", Handler: dispatch.Typed(func(ctx context.Context, p []float64) (float64, error) { return srv.Sum(ctx, p...) }), Summary: "Adds up its params.", ParamStructure: dispatch.ByPosition},
-		{Name: "update", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return nil, srv.Update(ctx, p...) }), Summary: "Accepts any params and returns null.", Description: "The specification's notification example.", ParamStructure: dispatch.Either},
-		{Name: "notify_hello", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return nil, srv.NotifyHello(ctx, p...) }), Summary: "Accepts any params and returns null.", Description: "The specification's notification example.", ParamStructure: dispatch.Either},
-		{Name: "notify_sum", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return nil, srv.NotifySum(ctx, p...) }), Summary: "Accepts any params and returns null.", Description: "The specification's notification example.", ParamStructure: dispatch.Either},
-		{Name: "get_data", Handler: dispatch.Typed(func(ctx context.Context, _ struct{}) ([]any, error) { return srv.GetData(ctx) }), Summary: "Returns [\"hello\", 5].", ParamStructure: dispatch.Either},
-		{Name: "echo", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return srv.Echo(ctx, p...) }), Summary: "Returns its params as received (null when absent).", ParamStructure: dispatch.Either},
-		{Name: "sleep", Handler: dispatch.Typed(func(ctx context.Context, p sleepParams) (int64, error) { return srv.Sleep(ctx, p.Ms) }), Summary: "Waits ms milliseconds, then returns ms.", Description: "Runs off the connection's reader; cancelled when the server shuts down.", ParamStructure: dispatch.Either},
+		})},
+		{Name: "sum", Handler: dispatch.Typed(func(ctx context.Context, p []float64) (float64, error) { return srv.Sum(ctx, p...) })},
+		{Name: "update", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return nil, srv.Update(ctx, p...) })},
+		{Name: "notify_hello", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return nil, srv.NotifyHello(ctx, p...) })},
+		{Name: "notify_sum", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return nil, srv.NotifySum(ctx, p...) })},
+		{Name: "get_data", Handler: dispatch.Typed(func(ctx context.Context, _ struct{}) ([]any, error) { return srv.GetData(ctx) })},
+		{Name: "echo", Handler: dispatch.Typed(func(ctx context.Context, p []any) (any, error) { return srv.Echo(ctx, p...) })},
+		{Name: "sleep", Handler: dispatch.Typed(func(ctx context.Context, p sleepParams) (int64, error) { return srv.Sleep(ctx, p.Ms) })},
 		{Name: "fail", Handler: dispatch.Typed(func(ctx context.Context, p failParams) (any, error) {
 			return nil, srv.Fail(ctx, p.Code, p.Message, p.Data)
-		}), Summary: "Answers with the error object it is given.", ParamStructure: dispatch.ByName},
-		{Name: "panic", Handler: dispatch.Typed(func(ctx context.Context, _ struct{}) (any, error) { return nil, srv.Panic(ctx) }), Summary: "Panics: the answer is -32603 Internal error, and the server goes on.", ParamStructure: dispatch.Either},
-		{Name: "subscribe", Handler: dispatch.Typed(func(ctx context.Context, p subscribeParams) (int64, error) { return srv.Subscribe(ctx, p.Count) }), Summary: "Sends count notifications \"subscription\", then returns count.", Description: "Each notification's params are {\"subscription\": <this call's id>, \"result\": i} for i = 1..count. Needs a transport that can send to the client: TCP, stdio, WebSocket, or a POST with Accept: text/event-stream.", ParamStructure: dispatch.Either},
-		{Name: "callback", Handler: dispatch.Typed(func(ctx context.Context, p callbackParams) (any, error) { return srv.Callback(ctx, p.Method, p.Params) }), Summary: "Calls method on the caller with params, and returns its result.", Description: "Needs a connection both ways: TCP, stdio or WebSocket.", ParamStructure: dispatch.Either},
+		})},
+		{Name: "panic", Handler: dispatch.Typed(func(ctx context.Context, _ struct{}) (any, error) { return nil, srv.Panic(ctx) })},
+		{Name: "subscribe", Handler: dispatch.Typed(func(ctx context.Context, p subscribeParams) (int64, error) { return srv.Subscribe(ctx, p.Count) })},
+		{Name: "callback", Handler: dispatch.Typed(func(ctx context.Context, p callbackParams) (any, error) { return srv.Callback(ctx, p.Method, p.Params) })},
 		{Name: "demo_subscribe", Handler: dispatch.Typed(func(ctx context.Context, p demoSubscribeParams) (string, error) {
 			return srv.DemoSubscribe(ctx, p.Count)
-		}), Summary: "Answers a subscription id, then sends count notifications \"demo_subscription\".", Description: "go-ethereum's subscription convention: params {\"subscription\": id, \"result\": i}, i = 1..count.", ParamStructure: dispatch.Either},
+		})},
 		{Name: "demo_unsubscribe", Handler: dispatch.Typed(func(ctx context.Context, p demoUnsubscribeParams) (bool, error) {
 			return srv.DemoUnsubscribe(ctx, p.Subscription)
-		}), Summary: "Returns true (the demo's subscriptions end by themselves).", ParamStructure: dispatch.ByPosition},
+		})},
 	} {
 		if err := e.RegisterMethod(m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Docs returns the summaries and descriptions of the document's methods by
+// name, for openrpc.Options.Methods (a map of the caller's own).
+func Docs() map[string]openrpc.MethodDoc {
+	return map[string]openrpc.MethodDoc{
+		"subtract":         {Summary: "Subtracts subtrahend from minuend.", Description: "The specification's example: [a, b] or {\"minuend\": a, \"subtrahend\": b}. Integers stay exact while they fit in 64 bits.", ParamStructure: openrpc.Either},
+		"sum":              {Summary: "Adds up its params.", ParamStructure: openrpc.ByPosition},
+		"update":           {Summary: "Accepts any params and returns null.", Description: "The specification's notification example.", ParamStructure: openrpc.Either},
+		"notify_hello":     {Summary: "Accepts any params and returns null.", Description: "The specification's notification example.", ParamStructure: openrpc.Either},
+		"notify_sum":       {Summary: "Accepts any params and returns null.", Description: "The specification's notification example.", ParamStructure: openrpc.Either},
+		"get_data":         {Summary: "Returns [\"hello\", 5].", ParamStructure: openrpc.Either},
+		"echo":             {Summary: "Returns its params as received (null when absent).", ParamStructure: openrpc.Either},
+		"sleep":            {Summary: "Waits ms milliseconds, then returns ms.", Description: "Runs off the connection's reader; cancelled when the server shuts down.", ParamStructure: openrpc.Either},
+		"fail":             {Summary: "Answers with the error object it is given.", ParamStructure: openrpc.ByName},
+		"panic":            {Summary: "Panics: the answer is -32603 Internal error, and the server goes on.", ParamStructure: openrpc.Either},
+		"subscribe":        {Summary: "Sends count notifications \"subscription\", then returns count.", Description: "Each notification's params are {\"subscription\": <this call's id>, \"result\": i} for i = 1..count. Needs a transport that can send to the client: TCP, stdio, WebSocket, or a POST with Accept: text/event-stream.", ParamStructure: openrpc.Either},
+		"callback":         {Summary: "Calls method on the caller with params, and returns its result.", Description: "Needs a connection both ways: TCP, stdio or WebSocket.", ParamStructure: openrpc.Either},
+		"demo_subscribe":   {Summary: "Answers a subscription id, then sends count notifications \"demo_subscription\".", Description: "go-ethereum's subscription convention: params {\"subscription\": id, \"result\": i}, i = 1..count.", ParamStructure: openrpc.Either},
+		"demo_unsubscribe": {Summary: "Returns true (the demo's subscriptions end by themselves).", ParamStructure: openrpc.ByPosition},
+	}
 }

@@ -29,7 +29,7 @@ var quiet = slog.New(slog.DiscardHandler)
 func startDemo(t testing.TB) (tcpAddr, httpAddr string) {
 	t.Helper()
 	e := dispatch.New(&dispatch.Options{Logger: quiet})
-	if _, err := openrpc.Enable(e, nil); err != nil {
+	if _, err := openrpc.Enable(e, &openrpc.Options{Methods: demo.Docs()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := demo.Register(e); err != nil {

@@ -3,7 +3,7 @@ package pool_test
 import (
 	"testing"
 
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 func TestBufferZeroValue(t *testing.T) {

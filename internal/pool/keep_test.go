@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // TestWorkersKeep: after a burst, the idle workers beyond Keep exit after

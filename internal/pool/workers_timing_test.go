@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // doneTask marks one task of a WaitGroup done; one pointer serves all submits.

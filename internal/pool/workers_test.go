@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetrpc/jetrpc/pool"
+	"github.com/jetrpc/jetrpc/internal/pool"
 )
 
 // waitFor polls cond for up to 5s.

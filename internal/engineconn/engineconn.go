@@ -1,0 +1,161 @@
+// Package engineconn is the engine as a connection's transport sees it:
+// the seam between package dispatch and jetrpc's own transports
+// (netserver, mcp, acp). It declares what a transport calls, [Conn] and
+// [Routed], and [NewConn], which makes one; package dispatch implements
+// them, so that its documentation shows what a user calls (Process,
+// Register, handlers) and not this plumbing.
+//
+// NOTE: dispatch imports this package, so this package cannot import
+// dispatch: dispatch hands its constructor over in an init (SetNewConn),
+// as google.golang.org/protobuf's internal packages are wired. A Conn is
+// a struct inside dispatch's own per-connection allocation whose Impl is
+// that allocation, so a transport holds one pointer, as it did when the
+// type was dispatch's, and a connection costs no extra byte. A message
+// costs one interface call per step (Try, Run) and no allocation: a
+// Routed is a pointer into the engine's pooled per-message state.
+package engineconn
+
+import (
+	"context"
+
+	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/pool"
+)
+
+// Route tells a transport where a message should run (Conn.Try).
+type Route uint8
+
+const (
+	// RouteInline: the message was processed on the caller's goroutine.
+	RouteInline Route = iota
+	// RouteWorker: a call or batch that may block; run it with Conn.Run
+	// on a worker goroutine (Conn.Go) so it blocks nothing else.
+	RouteWorker
+	// RouteOrdered: a notification of a non-concurrent method that may
+	// block (or a batch holding one); run it with Conn.Run on the
+	// connection's serial queue, in arrival order.
+	RouteOrdered
+)
+
+// SendFunc writes one complete JSON-RPC message to a connection: the
+// transport frames and queues it, waiting while its output is over its
+// bound. msg is valid only during the call. It fails once the connection
+// can no longer be written.
+type SendFunc func(ctx context.Context, msg []byte) error
+
+// Routed is a message that Conn.Try parsed and did not run: it is to run
+// on its Route, parsed already. The transport keeps its bytes with Keep
+// (before it reads on) and then runs it once with Conn.Run, or answers it
+// with Conn.RejectRouted; either releases it, and nothing may use it
+// afterwards.
+type Routed interface {
+	// Route returns where the message is to run: RouteWorker or
+	// RouteOrdered.
+	Route() Route
+	// Keep copies the message into buf (reusing its capacity) and returns
+	// the copy, which the Routed uses from then on: the transport may
+	// reuse the buffer the message was read into. The copy must stay
+	// untouched until the message has run.
+	Keep(buf []byte) []byte
+}
+
+// Conn is one connection's side of the engine: it processes the
+// connection's messages under the connection's context and gives its
+// handlers the connection's peer (dispatch.PeerOf of its context). A
+// transport makes one per connection with NewConn and calls Close when
+// the connection ends.
+//
+// A transport reads a message and hands it to Try on its reading
+// goroutine. Cheap messages are answered at once; the others come back
+// as a Routed, which the transport runs with Run where its Route says
+// (RouteWorker: on a worker, see Go; RouteOrdered: on the connection's own
+// first-in-first-out queue, so that notifications keep their order).
+type Conn struct {
+	// Impl is dispatch's connection, which holds this Conn.
+	Impl
+}
+
+// Impl is what Conn does, as package dispatch implements it.
+type Impl interface {
+	// Context returns the context the connection's handlers run under;
+	// it is cancelled by Cancel and Close, and answers dispatch.PeerOf.
+	Context() context.Context
+	// Try is the transport's entry point for a message read from the
+	// connection, on its reading goroutine. When everything msg would run
+	// is inline (cheap, non-blocking handlers; errors; responses to the
+	// peer's calls) it processes msg, appends the response to dst (dst
+	// unchanged when none is due) and returns a nil Routed, with no
+	// goroutine hand-off. Otherwise it runs nothing and returns dst
+	// unchanged and the message parsed, to run with Run on its Route
+	// (after Routed.Keep if msg's buffer is to be reused), or to answer
+	// with RejectRouted.
+	Try(dst, msg []byte) ([]byte, Routed)
+	// Run runs a message Try routed, under the connection's context,
+	// appends its response to dst and releases r. A transport calls it
+	// off the reading goroutine, on r.Route().
+	Run(dst []byte, r Routed) []byte
+	// RejectRouted is Reject for a message Try routed; it releases r.
+	RejectRouted(dst []byte, r Routed, code encode.Code) []byte
+	// Process processes msg under the connection's context and appends
+	// its response to dst, like dispatch.Engine.ProcessContext, off the
+	// reading goroutine.
+	Process(dst, msg []byte) []byte
+	// ProcessStream is dispatch.Engine.ProcessStream under the
+	// connection's context.
+	ProcessStream(msg []byte, emit func(resp []byte))
+	// Reject appends the answer to a message that will not be run: every
+	// call in it gets an error with code (for example CodeOverloaded; an
+	// engine condition's code is answered as dispatch.Options.Codes maps
+	// it) and its id, invalid members get -32600 as usual, notifications
+	// and responses nothing. It returns dst unchanged when no answer is
+	// due.
+	Reject(dst, msg []byte, code encode.Code) []byte
+	// Go runs t on the engine's worker pool (the pool that also runs
+	// batch members; its size is dispatch.Options.MaxWorkers). It returns
+	// false, without running t, when every worker is busy or the engine
+	// is closed.
+	Go(t pool.Task) bool
+	// ConditionCode returns the code the engine answers the condition
+	// whose default code is def with (dispatch.Engine.ConditionCode). A
+	// transport that answers a condition itself on a connection (a
+	// refused credential, a client over its rate) uses it.
+	ConditionCode(def encode.Code) encode.Code
+	// Cancel cancels the context of the connection's handlers (the
+	// connection failed: their answers cannot be written).
+	Cancel()
+	// ClosePeer fails the calls pending to the peer, and later ones, with
+	// dispatch.ErrPeerClosed, leaving the handlers running: reading has
+	// ended, so no answer to them can arrive, but the answers to the
+	// client's calls still can be written.
+	ClosePeer()
+	// Close ends the connection's side of the engine: calls to the peer
+	// that are pending fail with dispatch.ErrPeerClosed, and so do later
+	// ones, and the handlers' context is cancelled. A transport calls it
+	// once reading has ended and the answers it still wanted to write are
+	// written.
+	Close()
+}
+
+// Engine is a *dispatch.Engine (this package cannot name the type).
+type Engine interface {
+	// Context returns the engine's base context.
+	Context() context.Context
+}
+
+// NewFunc is the constructor package dispatch hands over (SetNewConn).
+type NewFunc func(e Engine, parent context.Context, send SendFunc, oneWay bool) *Conn
+
+var newConn NewFunc
+
+// SetNewConn is called once, by package dispatch's init, with its Conn
+// constructor.
+func SetNewConn(f NewFunc) { newConn = f }
+
+// NewConn returns the engine's side of a new connection; e is a
+// *dispatch.Engine. Its context derives from parent (the engine's context
+// when nil). send writes one message to the client; oneWay peers take
+// notifications only (an SSE stream). A nil send gives a connection
+// without a peer: dispatch.PeerOf returns nil in its handlers.
+func NewConn(e Engine, parent context.Context, send SendFunc, oneWay bool) *Conn {
+	return newConn(e, parent, send, oneWay)
+}
