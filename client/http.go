@@ -152,6 +152,8 @@ func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error
 		err = ctx.Err()
 	case hasDeadline && errors.Is(err, httpc.ErrTimeout):
 		err = context.DeadlineExceeded // ours, a moment before ctx's timer
+	case errors.Is(err, httpc.ErrClosed):
+		err = ErrClosed // Close ran while the request waited for a connection
 	}
 	t.putResponse(r)
 	t.putBuf(m)
