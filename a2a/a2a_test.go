@@ -12,7 +12,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/a2a"
 	"github.com/jetrpc/jetrpc/a2a/a2ademo"
-	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/valyala/fasthttp"
 )
 
@@ -167,7 +167,7 @@ func TestErrorCodeTable(t *testing.T) {
 	}{{-32001, "TASK_NOT_FOUND"}, {-32002, "TASK_NOT_CANCELABLE"}, {-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"},
 		{-32004, "UNSUPPORTED_OPERATION"}, {-32005, "CONTENT_TYPE_NOT_SUPPORTED"}, {-32006, "INVALID_AGENT_RESPONSE"},
 		{-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"}, {-32008, "EXTENSION_SUPPORT_REQUIRED"}, {-32009, "VERSION_NOT_SUPPORTED"}} {
-		e := a2a.Error(dispatch.Code(c.code), "", nil)
+		e := a2a.Error(encode.Code(c.code), "", nil)
 		if int(e.Code) != c.code || !bytes.Contains(e.Data, []byte(`"reason":"`+c.reason+`"`)) || e.Message == "" {
 			t.Errorf("%d: %+v %s", c.code, e, e.Data)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/jetrpc/jetrpc/a2a"
 	"github.com/jetrpc/jetrpc/a2a/a2ademo"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/codestest"
 	"github.com/jetrpc/jetrpc/netserver"
 )
@@ -17,7 +18,7 @@ import (
 // has no JSON-RPC code for any of them), never with -32001..-32009
 // (docs/errors.md).
 func TestConditionCodes(t *testing.T) {
-	own := map[dispatch.Code]string{
+	own := map[encode.Code]string{
 		a2a.CodeTaskNotFound: "task not found", a2a.CodeTaskNotCancelable: "task not cancelable",
 		a2a.CodePushNotificationNotSupported: "push notification not supported",
 		a2a.CodeUnsupportedOperation:         "unsupported operation",

@@ -7,15 +7,15 @@ import (
 
 // The A2A error codes (A2A 1.0 §5.4 and 0.3 §8.2).
 const (
-	CodeTaskNotFound                 dispatch.Code = -32001
-	CodeTaskNotCancelable            dispatch.Code = -32002
-	CodePushNotificationNotSupported dispatch.Code = -32003
-	CodeUnsupportedOperation         dispatch.Code = -32004
-	CodeContentTypeNotSupported      dispatch.Code = -32005
-	CodeInvalidAgentResponse         dispatch.Code = -32006
-	CodeExtendedCardNotConfigured    dispatch.Code = -32007
-	CodeExtensionSupportRequired     dispatch.Code = -32008
-	CodeVersionNotSupported          dispatch.Code = -32009
+	CodeTaskNotFound                 encode.Code = -32001
+	CodeTaskNotCancelable            encode.Code = -32002
+	CodePushNotificationNotSupported encode.Code = -32003
+	CodeUnsupportedOperation         encode.Code = -32004
+	CodeContentTypeNotSupported      encode.Code = -32005
+	CodeInvalidAgentResponse         encode.Code = -32006
+	CodeExtendedCardNotConfigured    encode.Code = -32007
+	CodeExtensionSupportRequired     encode.Code = -32008
+	CodeVersionNotSupported          encode.Code = -32009
 )
 
 // EngineCodes returns the codes an A2A endpoint answers the engine's own
@@ -31,7 +31,7 @@ func EngineCodes() *dispatch.Codes { return dispatch.EndOfRangeCodes() }
 // errorSpec is one row of the code table: its message and ErrorInfo
 // reason.
 type errorSpec struct {
-	code    dispatch.Code
+	code    encode.Code
 	message string
 	reason  string
 }
@@ -52,7 +52,7 @@ var errorSpecs = [...]errorSpec{
 // detail as its message when not empty, and an ErrorInfo naming its reason
 // in error.data; metadata, when not nil, goes into the ErrorInfo (string
 // values).
-func Error(code dispatch.Code, detail string, metadata map[string]string) *dispatch.Error {
+func Error(code encode.Code, detail string, metadata map[string]string) *encode.Error {
 	spec := errorSpec{code: code, message: "A2A error", reason: "INTERNAL_ERROR"}
 	for _, s := range errorSpecs {
 		if s.code == code {
@@ -68,8 +68,8 @@ func Error(code dispatch.Code, detail string, metadata map[string]string) *dispa
 
 // invalidParams is -32602 with an ErrorInfo (reason INVALID_PARAMS) whose
 // metadata names the field.
-func invalidParams(field, problem string) *dispatch.Error {
-	return dispatch.NewError(dispatch.Code(-32602), "Invalid params: "+field+": "+problem,
+func invalidParams(field, problem string) *encode.Error {
+	return dispatch.NewError(encode.Code(-32602), "Invalid params: "+field+": "+problem,
 		errorInfo("INVALID_PARAMS", map[string]string{"field": field, "problem": problem}))
 }
 

@@ -21,7 +21,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/streamstore"
 )
@@ -66,7 +65,7 @@ func (s *Server) loadRemote(id string) *task {
 }
 
 // errRemote is what a change to another replica's task gets.
-func errRemote(t *task, code dispatch.Code) error {
+func errRemote(t *task, code encode.Code) error {
 	return Error(code, "Task "+t.t.ID+" runs on another replica: send this request to it",
 		map[string]string{"taskId": t.t.ID, "reason": "remote"})
 }

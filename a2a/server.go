@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/streamstore"
 )
 
@@ -195,7 +196,7 @@ func (s *Server) lookup(id *string) (*task, error) {
 
 // lookupLocal returns the task of id that this replica runs: -32001, or
 // the task's code when another replica runs it.
-func (s *Server) lookupLocal(id *string, remote dispatch.Code) (*task, error) {
+func (s *Server) lookupLocal(id *string, remote encode.Code) (*task, error) {
 	t, err := s.lookup(id)
 	if err == nil && t.remote {
 		return nil, errRemote(t, remote)

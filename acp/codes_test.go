@@ -6,6 +6,7 @@ import (
 	"github.com/jetrpc/jetrpc/acp"
 	"github.com/jetrpc/jetrpc/acp/acpdemo"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/codestest"
 	"github.com/jetrpc/jetrpc/netserver"
 )
@@ -34,8 +35,8 @@ func TestConditionCodes(t *testing.T) {
 		},
 		Want: dispatch.Codes{Overloaded: -32091, ShuttingDown: -32092, Timeout: -32093, LimitExceeded: -32095,
 			Unauthorized: acp.CodeAuthRequired, Forbidden: -32097, ResponseTooLarge: -32090},
-		Own: map[dispatch.Code]string{acp.CodeAuthRequired: "authentication required",
+		Own: map[encode.Code]string{acp.CodeAuthRequired: "authentication required",
 			acp.CodeResourceNotFound: "resource not found", acp.CodeRequestCancelled: "request cancelled"},
-		Same: map[string]dispatch.Code{"Unauthorized": acp.CodeAuthRequired},
+		Same: map[string]encode.Code{"Unauthorized": acp.CodeAuthRequired},
 	})
 }

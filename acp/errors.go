@@ -45,17 +45,17 @@ var (
 )
 
 // AuthRequired returns the error of a method that needs authenticate first.
-func AuthRequired() *dispatch.Error {
+func AuthRequired() *encode.Error {
 	return dispatch.NewError(CodeAuthRequired, "Authentication required", nil)
 }
 
 // NotFound returns the error for a session, file or terminal that does not
 // exist; what names it (raw JSON, such as a quoted id) goes in data.
-func NotFound(data []byte) *dispatch.Error {
+func NotFound(data []byte) *encode.Error {
 	return dispatch.NewError(CodeResourceNotFound, "Resource not found", data)
 }
 
 // InvalidParams returns -32602 with a message as data.
-func InvalidParams(msg string) *dispatch.Error {
+func InvalidParams(msg string) *encode.Error {
 	return dispatch.NewError(encode.CodeInvalidParams, "Invalid params", encode.AppendString(nil, msg))
 }

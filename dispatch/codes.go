@@ -9,7 +9,7 @@ package dispatch
 // those numbers meanings of its own, so its engine is configured with
 // Options.Codes: every place that answers one of these conditions goes
 // through Engine.conditionError, which maps the engine's code to the
-// endpoint's, with a prebuilt *Error per condition. Transports that answer
+// endpoint's, with a prebuilt *encode.Error per condition. Transports that answer
 // a condition themselves ask Engine.ConditionCode (or their connection's);
 // a handler or middleware that answers one (auth.Authorize: Forbidden)
 // returns a Condition, which conditionFor maps. Each protocol package has
@@ -29,38 +29,38 @@ import (
 // whose protocol uses codes in -32000..-32099 of its own, so that no
 // condition is answered with a code that means something else there.
 type Codes struct {
-	Overloaded       Code // encode.CodeOverloaded: no worker free for the call
-	ShuttingDown     Code // encode.CodeShuttingDown: cancelled by shutdown or disconnect
-	Timeout          Code // encode.CodeTimeout: the call ran over CallTimeout
-	LimitExceeded    Code // encode.CodeLimitExceeded: a client's rate or connection limit
-	Unauthorized     Code // encode.CodeUnauthorized: no or a refused credential
-	Forbidden        Code // encode.CodeForbidden: the identity may not call the method
-	ResponseTooLarge Code // CodeResponseTooLarge: a batch member over MaxBatchResponse
+	Overloaded       encode.Code // encode.CodeOverloaded: no worker free for the call
+	ShuttingDown     encode.Code // encode.CodeShuttingDown: cancelled by shutdown or disconnect
+	Timeout          encode.Code // encode.CodeTimeout: the call ran over CallTimeout
+	LimitExceeded    encode.Code // encode.CodeLimitExceeded: a client's rate or connection limit
+	Unauthorized     encode.Code // encode.CodeUnauthorized: no or a refused credential
+	Forbidden        encode.Code // encode.CodeForbidden: the identity may not call the method
+	ResponseTooLarge encode.Code // CodeResponseTooLarge: a batch member over MaxBatchResponse
 }
 
 // conditions lists the engine's conditions by their default codes, in the
 // order of the fields of Codes.
-var conditions = [...]Code{
+var conditions = [...]encode.Code{
 	encode.CodeOverloaded, encode.CodeShuttingDown, encode.CodeTimeout,
 	encode.CodeLimitExceeded, encode.CodeUnauthorized, encode.CodeForbidden,
 	CodeResponseTooLarge,
 }
 
 // list returns c's fields in the order of conditions.
-func (c *Codes) list() [len(conditions)]Code {
+func (c *Codes) list() [len(conditions)]encode.Code {
 	if c == nil {
-		return [len(conditions)]Code{}
+		return [len(conditions)]encode.Code{}
 	}
-	return [...]Code{c.Overloaded, c.ShuttingDown, c.Timeout, c.LimitExceeded,
+	return [...]encode.Code{c.Overloaded, c.ShuttingDown, c.Timeout, c.LimitExceeded,
 		c.Unauthorized, c.Forbidden, c.ResponseTooLarge}
 }
 
 // condErrs holds the error an engine answers each condition with.
-type condErrs [len(conditions)]*Error
+type condErrs [len(conditions)]*encode.Error
 
 // newCondErrs builds the engine's condition errors from its Codes; data
 // gives a condition's error.data (nil: none).
-func newCondErrs(c *Codes, data func(Code) []byte) condErrs {
+func newCondErrs(c *Codes, data func(encode.Code) []byte) condErrs {
 	var errs condErrs
 	mapped := c.list()
 	for i, def := range conditions {
@@ -78,7 +78,7 @@ func newCondErrs(c *Codes, data func(Code) []byte) condErrs {
 
 // conditionError returns the error the engine answers the condition with
 // default code def (one of conditions); nil when def is not one.
-func (e *Engine) conditionError(def Code) *Error {
+func (e *Engine) conditionError(def encode.Code) *encode.Error {
 	for i, c := range conditions {
 		if c == def {
 			return e.conds[i]
@@ -91,7 +91,7 @@ func (e *Engine) conditionError(def Code) *Error {
 // default code is def with (Options.Codes); any other code is returned as
 // it is. Transports that answer a condition themselves (a refused
 // credential, a rate limit) use it.
-func (e *Engine) ConditionCode(def Code) Code {
+func (e *Engine) ConditionCode(def encode.Code) encode.Code {
 	if ce := e.conditionError(def); ce != nil {
 		return ce.Code
 	}
@@ -117,15 +117,15 @@ func EndOfRangeCodes() *Codes {
 // nil for none). The engine answers it with the endpoint's code for def
 // (Options.Codes) and def's message. Build it once and return it as often
 // as needed: answering it allocates nothing. Outside an engine it is the
-// *Error with code def (errors.As), which is also what CodeOf reports.
-func Condition(def Code, data []byte) error {
+// *encode.Error with code def (errors.As), which is also what CodeOf reports.
+func Condition(def encode.Code, data []byte) error {
 	return &condition{def: NewError(def, def.String(), data)}
 }
 
 // condition is a handler's error that names an engine condition.
 type condition struct {
-	def    *Error                // the answer with the default code
-	mapped atomic.Pointer[Error] // the answer with the last engine's code for it
+	def    *encode.Error                // the answer with the default code
+	mapped atomic.Pointer[encode.Error] // the answer with the last engine's code for it
 }
 
 func (c *condition) Error() string { return c.def.Error() }
@@ -133,7 +133,7 @@ func (c *condition) Unwrap() error { return c.def }
 
 // conditionFor returns the answer to a handler's error that is (or wraps)
 // a Condition, with this engine's code for it; nil for any other error.
-func (e *Engine) conditionFor(err error) *Error {
+func (e *Engine) conditionFor(err error) *encode.Error {
 	c, ok := err.(*condition)
 	if !ok {
 		if c = asCondition(err); c == nil {

@@ -12,6 +12,7 @@ package dispatch
 import (
 	"context"
 
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
 )
@@ -72,7 +73,7 @@ func (c *conn) Run(dst []byte, r engineconn.Routed) []byte {
 	return c.e.run(&c.ctx, dst, r.(*routed))
 }
 
-func (c *conn) RejectRouted(dst []byte, r engineconn.Routed, code Code) []byte {
+func (c *conn) RejectRouted(dst []byte, r engineconn.Routed, code encode.Code) []byte {
 	return c.e.rejectRouted(dst, r.(*routed), code)
 }
 
@@ -84,11 +85,11 @@ func (c *conn) ProcessStream(msg []byte, emit func(resp []byte)) {
 	c.e.ProcessStream(&c.ctx, msg, emit)
 }
 
-func (c *conn) Reject(dst, msg []byte, code Code) []byte { return c.e.reject(dst, msg, code) }
+func (c *conn) Reject(dst, msg []byte, code encode.Code) []byte { return c.e.reject(dst, msg, code) }
 
 func (c *conn) Go(t pool.Task) bool { return c.e.workers.Submit(t) }
 
-func (c *conn) ConditionCode(def Code) Code { return c.e.ConditionCode(def) }
+func (c *conn) ConditionCode(def encode.Code) encode.Code { return c.e.ConditionCode(def) }
 
 func (c *conn) Cancel() { c.cancel() }
 

@@ -63,10 +63,10 @@ type Engine struct {
 
 	invalidData [decode.ReasonBatchLimit + 1][]byte // error.data per Reason, prebuilt
 	depthData   []byte
-	conds       condErrs // the engine's conditions, with the endpoint's codes (codes.go)
-	errTooLarge *Error   // a batch member over MaxBatchResponse
-	errTimeout  *Error   // a call over CallTimeout
-	errResult   *Error   // a result that is not one valid JSON value
+	conds       condErrs      // the engine's conditions, with the endpoint's codes (codes.go)
+	errTooLarge *encode.Error // a batch member over MaxBatchResponse
+	errTimeout  *encode.Error // a call over CallTimeout
+	errResult   *encode.Error // a result that is not one valid JSON value
 	dropped     atomic.Uint64
 
 	obs        Observer       // nil: nothing observed (observe.go)
@@ -115,7 +115,7 @@ func New(opts *Options) *Engine {
 		e.invalidData[r] = encode.AppendString(nil, text)
 	}
 	e.depthData = encode.AppendString(nil, "nesting deeper than "+strconv.Itoa(e.maxDepth))
-	e.conds = newCondErrs(opts.codes(), func(c Code) []byte {
+	e.conds = newCondErrs(opts.codes(), func(c encode.Code) []byte {
 		if c == CodeResponseTooLarge {
 			return encode.AppendString(nil, "batch response over "+strconv.Itoa(e.maxBatchResp)+" bytes")
 		}

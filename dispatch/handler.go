@@ -25,7 +25,7 @@ import (
 // can skip that check with Method.TrustedResult ([Typed] handlers need no
 // check, and the params returned as they came are valid already).
 //
-// To fail, return an error: an *Error (see [NewError] and [Code.Err]) becomes
+// To fail, return an error: an *encode.Error (see [NewError] and [Code.Err]) becomes
 // that error object; any other error becomes -32603 Internal error. params and
 // dst are valid only during the call: copy what you keep.
 //
@@ -93,17 +93,14 @@ type Method struct {
 	TrustedResult bool
 }
 
-// Error is a JSON-RPC error object; see encode.Error.
-type Error = encode.Error
-
-// Code is a JSON-RPC error code; see encode.Code.
-type Code = encode.Code
-
 // CodeResponseTooLarge answers a batch member whose response would take the
 // batch's response over Options.MaxBatchResponse.
 const CodeResponseTooLarge = encode.CodeServerError
 
-// NewError returns an error object with code, message and optional raw JSON data.
-func NewError(code Code, message string, data []byte) *Error {
+// NewError returns an error object with code, message and optional raw
+// JSON data, for a handler to return: the one JSON-RPC error type of
+// jetrpc is encode.Error (the client returns it too), and its codes are
+// encode.Code. NewError is encode.NewError, named here for handlers.
+func NewError(code encode.Code, message string, data []byte) *encode.Error {
 	return encode.NewError(code, message, data)
 }

@@ -66,7 +66,7 @@ type CallEnd struct {
 	Duration time.Duration
 	// Code is the outcome: 0 for a result, else the code of the error
 	// response (for a notification: of the error that was not sent).
-	Code Code
+	Code encode.Code
 	// Notification marks a notification (no response is sent).
 	Notification bool
 }
@@ -189,26 +189,35 @@ func (m multiMethod) End(ctx context.Context, c CallEnd) {
 }
 
 // CodeOf returns the code of the error response a handler's error becomes:
-// the code of an *Error (also wrapped), CodeTimeout for
+// the code of an *encode.Error (also wrapped), CodeTimeout for
 // context.DeadlineExceeded, CodeShuttingDown for context.Canceled, else
 // CodeInternalError; 0 for nil.
-func CodeOf(err error) Code {
+func CodeOf(err error) encode.Code {
 	if err == nil {
 		return 0
 	}
-	if re, ok := err.(*Error); ok {
+	if re, ok := err.(*encode.Error); ok {
 		return re.Code
 	}
-	var re *Error
+	_, code := classify(err)
+	return code
+}
+
+// classify tells what a handler's error answers that is not itself an
+// *encode.Error: the *encode.Error it wraps, or else the engine's
+// condition it stands for (CodeTimeout, CodeShuttingDown), or
+// CodeInternalError. CodeOf and appendHandlerError both decide by it.
+func classify(err error) (*encode.Error, encode.Code) {
+	var re *encode.Error
 	switch {
 	case errors.As(err, &re):
-		return re.Code
+		return re, re.Code
 	case errors.Is(err, context.DeadlineExceeded):
-		return encode.CodeTimeout
+		return nil, encode.CodeTimeout
 	case errors.Is(err, context.Canceled):
-		return encode.CodeShuttingDown
+		return nil, encode.CodeShuttingDown
 	}
-	return encode.CodeInternalError
+	return nil, encode.CodeInternalError
 }
 
 // Origin tells where the messages processed under a context came from. A
@@ -292,7 +301,7 @@ func (e *Engine) beginCall(mo MethodObserver, h *reqCtx) time.Duration {
 // endCall reports the end of a call whose handler started at t0 and
 // returned err; h is not over yet, so it still holds the request's bytes.
 func (e *Engine) endCall(mo MethodObserver, h *reqCtx, t0 time.Duration, err error, notification bool) {
-	var code Code
+	var code encode.Code
 	if err != nil {
 		code = CodeOf(err)
 	}
@@ -328,7 +337,7 @@ func (e *Engine) observeInvalid(r decode.Reason) {
 }
 
 // observeReject reports a message refused with code (conn.Reject).
-func (e *Engine) observeReject(code Code) {
+func (e *Engine) observeReject(code encode.Code) {
 	switch code {
 	case encode.CodeOverloaded:
 		e.observe(EventOverloaded)

@@ -228,7 +228,7 @@ func TestObservers(t *testing.T) {
 }
 
 func TestCodeOf(t *testing.T) {
-	f := func(err error, want dispatch.Code) {
+	f := func(err error, want encode.Code) {
 		t.Helper()
 		if got := dispatch.CodeOf(err); got != want {
 			t.Errorf("CodeOf(%v) = %d, want %d", err, got, want)

@@ -106,7 +106,7 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 // decodes the result into result (a non-nil pointer, or nil to discard it)
 // with encoding/json's semantics, by the decoder compiled once for its type
 // (sonic for a type that decoder does not support, as in client.Client.Call).
-// An error response is returned as an *Error; a result that does not fit is
+// An error response is returned as an *encode.Error; a result that does not fit is
 // a decoding error.
 func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := rpcmsg.MarshalParams(params, ErrPeerParams)
@@ -123,7 +123,7 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 // CallRaw calls method with raw params and appends the raw result to dst.
 // It waits for the response until ctx ends (then the call is forgotten and
 // ctx.Err() returned) or the connection closes (ErrPeerClosed). An error
-// response is returned as an *Error.
+// response is returned as an *encode.Error.
 func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []byte) ([]byte, error) {
 	switch {
 	case p == nil:

@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"errors"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -244,20 +243,17 @@ var errPanic = encode.NewError(encode.CodeInternalError, encode.CodeInternalErro
 // context's error is the engine's condition (timeout, shutting down), with
 // the endpoint's code for it (Options.Codes).
 func (e *Engine) appendHandlerError(dst, id []byte, err error) []byte {
-	if re, ok := err.(*Error); ok {
+	if re, ok := err.(*encode.Error); ok {
 		return encode.AppendErrorValue(dst, id, re)
 	}
 	if ce := e.conditionFor(err); ce != nil { // a condition a handler or middleware names
 		return encode.AppendErrorValue(dst, id, ce)
 	}
-	var re *Error
-	switch {
-	case errors.As(err, &re):
+	switch re, code := classify(err); {
+	case re != nil:
 		return encode.AppendErrorValue(dst, id, re)
-	case errors.Is(err, context.DeadlineExceeded):
-		return encode.AppendErrorValue(dst, id, e.conditionError(encode.CodeTimeout))
-	case errors.Is(err, context.Canceled):
-		return encode.AppendErrorValue(dst, id, e.conditionError(encode.CodeShuttingDown))
+	case code != encode.CodeInternalError:
+		return encode.AppendErrorValue(dst, id, e.conditionError(code))
 	}
 	data := encode.AppendString(nil, err.Error())
 	return encode.AppendError(dst, id, encode.CodeInternalError, encode.CodeInternalError.String(), data)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 )
 
 // TestMessages covers PROTOCOL.md's Messages and Errors rules, one line per case:
@@ -240,7 +241,7 @@ func TestReject(t *testing.T) {
 	e := newDemo(t, nil)
 	f := func(in, want string) {
 		t.Helper()
-		if got := string(newConn(e, nil, false).Reject(nil, []byte(in), dispatch.Code(-32001))); got != want {
+		if got := string(newConn(e, nil, false).Reject(nil, []byte(in), encode.Code(-32001))); got != want {
 			t.Fatalf("%s\n got %s\nwant %s", in, got, want)
 		}
 	}

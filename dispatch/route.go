@@ -104,7 +104,7 @@ func routeOf(kind decode.Kind, md *method) engineconn.Route {
 }
 
 // reject is conn.Reject.
-func (e *Engine) reject(dst, msg []byte, code Code) []byte {
+func (e *Engine) reject(dst, msg []byte, code encode.Code) []byte {
 	s := e.getState()
 	defer e.putState(s)
 	m, err := s.p.Parse(msg)
@@ -116,7 +116,7 @@ func (e *Engine) reject(dst, msg []byte, code Code) []byte {
 }
 
 // rejectRouted is conn.RejectRouted.
-func (e *Engine) rejectRouted(dst []byte, r *routed, code Code) []byte {
+func (e *Engine) rejectRouted(dst []byte, r *routed, code encode.Code) []byte {
 	dst = e.appendRejection(dst, r.s, r.s.p.Message(), code)
 	e.releaseRouted(r)
 	return dst
@@ -125,7 +125,7 @@ func (e *Engine) rejectRouted(dst []byte, r *routed, code Code) []byte {
 // appendRejection answers m, the message just parsed into s, refused
 // with code: each call in it (m, or its members) with code, invalid
 // members as usual.
-func (e *Engine) appendRejection(dst []byte, s *state, m *decode.Message, code Code) []byte {
+func (e *Engine) appendRejection(dst []byte, s *state, m *decode.Message, code encode.Code) []byte {
 	e.observeReject(code)
 	if m.Kind != decode.Batch {
 		return e.appendRejected(dst, -1, m, code)
@@ -141,7 +141,7 @@ func (e *Engine) appendRejection(dst []byte, s *state, m *decode.Message, code C
 
 // appendRejected answers one message of a rejected message; start >= 0 is
 // where its batch array begins.
-func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code Code) []byte {
+func (e *Engine) appendRejected(dst []byte, start int, m *decode.Message, code encode.Code) []byte {
 	if m.Kind != decode.Call && m.Kind != decode.Invalid {
 		return dst
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/codestest"
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/netserver"
@@ -30,12 +31,12 @@ func TestConditionCodes(t *testing.T) {
 		},
 		Want: dispatch.Codes{Overloaded: -32011, ShuttingDown: -32004, Timeout: -32001, LimitExceeded: -32005,
 			Unauthorized: -32006, Forbidden: -32007, ResponseTooLarge: -32010},
-		Own: map[dispatch.Code]string{
+		Own: map[encode.Code]string{
 			-32000: "connection closed (TypeScript and Python SDKs)", -32001: "request timeout (TypeScript and Python SDKs)",
 			mcp.CodeResourceNotFound: "resource not found", mcp.CodeHeaderMismatch: "header mismatch",
 			mcp.CodeMissingRequiredCapability:  "missing required client capability",
 			mcp.CodeUnsupportedProtocolVersion: "unsupported protocol version", -32042: "URL elicitation required",
 		},
-		Same: map[string]dispatch.Code{"Timeout": -32001},
+		Same: map[string]encode.Code{"Timeout": -32001},
 	})
 }

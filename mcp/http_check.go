@@ -69,12 +69,12 @@ func isJSONType(ct []byte) bool {
 
 // httpError answers status with a JSON-RPC error (without an id when id
 // is nil: the spec's error bodies have none).
-func httpError(ctx *fasthttp.RequestCtx, status int, id []byte, code dispatch.Code, message string) {
+func httpError(ctx *fasthttp.RequestCtx, status int, id []byte, code encode.Code, message string) {
 	httpRPCError(ctx, status, id, dispatch.NewError(code, message, nil))
 }
 
 func httpRPCError(ctx *fasthttp.RequestCtx, status int, id []byte, err error) {
-	e, _ := err.(*dispatch.Error)
+	e, _ := err.(*encode.Error)
 	if e == nil {
 		e = dispatch.NewError(encode.CodeInternalError, err.Error(), nil)
 	}

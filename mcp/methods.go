@@ -15,10 +15,10 @@ import (
 
 // MCP's error codes (besides JSON-RPC's).
 const (
-	CodeResourceNotFound           dispatch.Code = -32002 // initialize-based revisions
-	CodeHeaderMismatch             dispatch.Code = -32020
-	CodeMissingRequiredCapability  dispatch.Code = -32021
-	CodeUnsupportedProtocolVersion dispatch.Code = -32022
+	CodeResourceNotFound           encode.Code = -32002 // initialize-based revisions
+	CodeHeaderMismatch             encode.Code = -32020
+	CodeMissingRequiredCapability  encode.Code = -32021
+	CodeUnsupportedProtocolVersion encode.Code = -32022
 )
 
 // EngineCodes returns the codes an MCP endpoint answers the engine's own

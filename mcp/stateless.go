@@ -178,7 +178,7 @@ func (c *call) failed(err error) error {
 
 // noteStatus is failed's slow path (re escapes: it is allocated only here).
 func (c *call) noteStatus(err error) {
-	var re *dispatch.Error
+	var re *encode.Error
 	if errors.As(err, &re) && re.Code == CodeMissingRequiredCapability {
 		c.http.status = 400
 	}

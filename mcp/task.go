@@ -101,7 +101,7 @@ func (s *Server) SetTaskOptions(o TaskOptions) error {
 //
 // Work's outcome becomes the task's: its Result (with IsError, a failed
 // tool) or a plain error (a failed Result saying it) make the task
-// completed; a *dispatch.Error or a panic makes it failed, with that
+// completed; a *encode.Error or a panic makes it failed, with that
 // error or Internal error. Inside a task, Ask surfaces its requests as the
 // task's inputRequests and waits for tasks/update to answer them; Progress
 // and Log send nothing (tasks have no stream); the context ends when the
@@ -178,7 +178,7 @@ func (t *task) run(work func(ctx context.Context) (*Result, error)) {
 		}
 	}()
 	r, err := work(t.c)
-	var re *dispatch.Error
+	var re *encode.Error
 	switch {
 	case errors.As(err, &re):
 		e := strconv.AppendInt([]byte(`{"code":`), int64(re.Code), 10)

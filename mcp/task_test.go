@@ -317,7 +317,7 @@ func TestTaskGate(t *testing.T) {
 	require.Equal(t, "working", e.get(id).Status, "refused requests changed the task")
 }
 
-// TestTaskFailed: work that returns a *dispatch.Error or panics fails
+// TestTaskFailed: work that returns a *encode.Error or panics fails
 // the task with a JSON-RPC error; a plain error or an IsError result
 // completes it with a failed tool result.
 func TestTaskFailed(t *testing.T) {

@@ -78,7 +78,7 @@ func ErrorResult(text string) *Result {
 // encoding/json's rules) and returns its result. Its input schema is In's
 // (see openrpc.Schemas; In should be a struct). Arguments that do not fit
 // In are answered as a failed result (isError) naming the problem; so is
-// an error fn returns, except a *dispatch.Error, which is the call's
+// an error fn returns, except a *encode.Error, which is the call's
 // JSON-RPC error.
 func NewTool[In any](name, description string, fn func(ctx context.Context, in In) (*Result, error)) *Tool {
 	t := &Tool{Name: name, Description: description}
@@ -140,7 +140,7 @@ func NewStructuredTool[In, Out any](name, description string, fn func(ctx contex
 // toolError answers a tool's error: arguments that did not bind, or what
 // the handler returned.
 func toolError(dst []byte, c *call, err error) ([]byte, error) {
-	var re *dispatch.Error
+	var re *encode.Error
 	if c.ran && errors.As(err, &re) {
 		return dst, err // the handler's own JSON-RPC error
 	}

@@ -29,7 +29,7 @@ type Options struct {
 	// -32000..-32003) always do; any other code is counted as "other", so
 	// that an error code a client chooses (echoed by a handler) cannot
 	// create series.
-	Codes []dispatch.Code
+	Codes []encode.Code
 }
 
 // UnknownMethodLabel is the method label of the calls of every method the
@@ -43,7 +43,7 @@ const UnknownMethodLabel = "(unknown)"
 // servers: their counts add up.
 type Metrics struct {
 	latency []int64 // bounds, ns
-	codes   []dispatch.Code
+	codes   []encode.Code
 	labels  []string // code label values; labels[i] for codes[i-1], labels[0] "ok", the last "other"
 
 	mu      sync.Mutex
@@ -63,7 +63,7 @@ var _ interface {
 } = (*Metrics)(nil)
 
 // engineCodes are the codes that always have a label value of their own.
-var engineCodes = []dispatch.Code{
+var engineCodes = []encode.Code{
 	encode.CodeParseError, encode.CodeInvalidRequest, encode.CodeMethodNotFound,
 	encode.CodeInvalidParams, encode.CodeInternalError, encode.CodeServerError,
 	encode.CodeOverloaded, encode.CodeShuttingDown, encode.CodeTimeout,
@@ -105,7 +105,7 @@ func New(reg prometheus.Registerer, opts *Options) (*Metrics, error) {
 }
 
 // codeIndex is the index in method.calls of code.
-func (m *Metrics) codeIndex(code dispatch.Code) int {
+func (m *Metrics) codeIndex(code encode.Code) int {
 	if code == 0 {
 		return 0
 	}

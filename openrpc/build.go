@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 )
 
 // Options configures the document: its info object. A nil *Options means
@@ -173,7 +174,7 @@ func mergeResult(derived ContentDescriptor, given *ParamDoc) (*ContentDescriptor
 	return &derived, nil
 }
 
-func describeErrors(errs []*dispatch.Error) ([]Error, error) {
+func describeErrors(errs []*encode.Error) ([]Error, error) {
 	var out []Error
 	for _, e := range errs {
 		if e == nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/openrpc"
 )
 
@@ -77,7 +78,7 @@ func TestBuildMethods(t *testing.T) {
 	f(rawHandler, openrpc.MethodDoc{ParamStructure: openrpc.ByPosition,
 		Params:   []openrpc.ParamDoc{{Name: "ms", Schema: []byte(`{"type":"integer","minimum":0}`), Required: true}},
 		Result:   &openrpc.ParamDoc{Name: "ms", Schema: []byte(`{"type":"integer"}`)},
-		Errors:   []*dispatch.Error{dispatch.NewError(-32602, "Invalid params", []byte(`"want [ms]"`)), dispatch.NewError(7, "seven", nil)},
+		Errors:   []*encode.Error{dispatch.NewError(-32602, "Invalid params", []byte(`"want [ms]"`)), dispatch.NewError(7, "seven", nil)},
 		Examples: []openrpc.ExampleDoc{{Params: []byte(`[5]`), Result: []byte(`5`)}, {Name: "named", Params: []byte(`{"ms":0}`), Result: []byte(`0`)}}},
 		`{"name":"m","paramStructure":"by-position","params":[{"name":"ms","schema":{"type":"integer","minimum":0},"required":true}],`+
 			`"result":{"name":"ms","schema":{"type":"integer"}},`+
@@ -98,7 +99,7 @@ func TestBuildErrors(t *testing.T) {
 	f(typed[point, chan int](), openrpc.MethodDoc{}, "no JSON Schema for chan int")
 	f(typed[point, int](), openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "z"}}}, `param "z": the params type has no such member`)
 	f(rawHandler, openrpc.MethodDoc{Params: []openrpc.ParamDoc{{Name: "a", Schema: []byte(`{`)}}}, "not valid JSON")
-	f(rawHandler, openrpc.MethodDoc{Errors: []*dispatch.Error{{Code: 1, Message: "x", Data: []byte("{")}}}, "data is not valid JSON")
+	f(rawHandler, openrpc.MethodDoc{Errors: []*encode.Error{{Code: 1, Message: "x", Data: []byte("{")}}}, "data is not valid JSON")
 	f(rawHandler, openrpc.MethodDoc{Examples: []openrpc.ExampleDoc{{Params: []byte(`1`)}}}, "not a JSON array or object")
 	f(rawHandler, openrpc.MethodDoc{Examples: []openrpc.ExampleDoc{{Result: []byte(`{`)}}}, "result is not valid JSON")
 }

@@ -22,7 +22,7 @@ type Service struct {
 	frozen bool   // the document is built: Describe fails
 	doc    []byte // compact JSON, built at Freeze
 	err    error
-	rpc    *dispatch.Error // the answer when building failed
+	rpc    *encode.Error // the answer when building failed
 
 	checks map[string]*paramsCheck // Options.ValidateParams (validate.go)
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 )
 
 // ParamStructure says how a method takes its params (OpenRPC's
@@ -40,7 +41,7 @@ type MethodDoc struct {
 	Params []ParamDoc
 	Result *ParamDoc
 	// Errors are the application errors the method may answer with.
-	Errors []*dispatch.Error
+	Errors []*encode.Error
 	// Examples pair example params with their results.
 	Examples []ExampleDoc
 }

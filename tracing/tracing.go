@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -110,7 +111,7 @@ func annotate(ctx context.Context, span trace.Span) {
 func fail(span trace.Span, err error) {
 	code := dispatch.CodeOf(err)
 	msg := err.Error()
-	if re, ok := err.(*dispatch.Error); ok {
+	if re, ok := err.(*encode.Error); ok {
 		msg = re.Message
 	}
 	span.SetAttributes(KeyErrorCode.Int(int(code)), KeyErrorMessage.String(msg))

@@ -162,7 +162,7 @@ func fail(_ context.Context, params, dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, errFail
 	}
-	return dst, dispatch.NewError(dispatch.Code(c), string(text), data)
+	return dst, dispatch.NewError(encode.Code(c), string(text), data)
 }
 
 func panicking(context.Context, []byte, []byte) ([]byte, error) {

@@ -3,7 +3,7 @@ package demo
 import (
 	"maps"
 
-	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/openrpc"
 )
 
@@ -41,11 +41,11 @@ var descriptions = map[string]openrpc.MethodDoc{
 		Description: "The specification's example: [a, b] or {\"minuend\": a, \"subtrahend\": b}. " +
 			"Integers stay exact while they fit in 64 bits.",
 		Params: []openrpc.ParamDoc{param("minuend", numberSchema, ""), param("subtrahend", numberSchema, "")},
-		Result: result("difference", numberSchema, "minuend - subtrahend"), Errors: []*dispatch.Error{errSubtract},
+		Result: result("difference", numberSchema, "minuend - subtrahend"), Errors: []*encode.Error{errSubtract},
 		Examples: []openrpc.ExampleDoc{example(`[42,23]`, `19`), example(`{"subtrahend":23,"minuend":42}`, `19`)}},
 	"sum": {Summary: "Adds up its params.", ParamStructure: openrpc.ByPosition,
 		Params: []openrpc.ParamDoc{variadic("numbers", numberSchema, "any number of numbers")},
-		Result: result("sum", numberSchema, ""), Errors: []*dispatch.Error{errSum, errRange},
+		Result: result("sum", numberSchema, ""), Errors: []*encode.Error{errSum, errRange},
 		Examples: []openrpc.ExampleDoc{example(`[1,2,4]`, `7`)}},
 	"update":       ignored("The specification's notification example."),
 	"notify_hello": ignored("The specification's notification example."),
@@ -59,29 +59,29 @@ var descriptions = map[string]openrpc.MethodDoc{
 	"sleep": {Summary: "Waits ms milliseconds, then returns ms.",
 		Description: "Runs off the connection's reader; cancelled when the server shuts down.",
 		Params:      []openrpc.ParamDoc{param("ms", `{"type":"integer","minimum":0}`, "milliseconds")},
-		Result:      result("ms", `{"type":"integer","minimum":0}`, ""), Errors: []*dispatch.Error{errSleep},
+		Result:      result("ms", `{"type":"integer","minimum":0}`, ""), Errors: []*encode.Error{errSleep},
 		Examples: []openrpc.ExampleDoc{example(`[10]`, `10`)}},
 	"fail": {Summary: "Answers with the error object it is given.", ParamStructure: openrpc.ByName,
 		Params: []openrpc.ParamDoc{param("code", `{"type":"integer","minimum":-2147483648,"maximum":2147483647}`, ""),
 			param("message", `{"type":"string","minLength":1}`, ""),
 			{Name: "data", Schema: []byte(anyValue), Description: "error.data, optional"}},
-		Result: result("never", nullValue, "fail never has a result"), Errors: []*dispatch.Error{errFail}},
+		Result: result("never", nullValue, "fail never has a result"), Errors: []*encode.Error{errFail}},
 	"panic": {Summary: "Panics: the answer is -32603 Internal error, and the server goes on.",
 		Result: result("never", nullValue, "panic never has a result")},
 	"subscribe": {Summary: "Sends count notifications \"subscription\", then returns count.",
 		Description: "Each notification's params are {\"subscription\": <this call's id>, \"result\": i} for i = 1..count. " +
 			"Needs a transport that can send to the client: TCP, stdio, WebSocket, or a POST with Accept: text/event-stream.",
 		Params: []openrpc.ParamDoc{param("count", countOf, "")}, Result: result("count", countOf, ""),
-		Errors: []*dispatch.Error{errSubscribe, errNoPeer}},
+		Errors: []*encode.Error{errSubscribe, errNoPeer}},
 	"callback": {Summary: "Calls method on the caller with params, and returns its result.",
 		Description: "Needs a connection both ways: TCP, stdio or WebSocket.",
 		Params: []openrpc.ParamDoc{param("method", `{"type":"string","minLength":1}`, "the caller's method"),
 			{Name: "params", Schema: []byte(`{"type":["array","object"]}`), Description: "its params, optional"}},
-		Result: result("result", anyValue, "the caller's result"), Errors: []*dispatch.Error{errCallback, errNoCalls}},
+		Result: result("result", anyValue, "the caller's result"), Errors: []*encode.Error{errCallback, errNoCalls}},
 	"demo_subscribe": {Summary: "Answers a subscription id, then sends count notifications \"demo_subscription\".",
 		Description: "go-ethereum's subscription convention: params {\"subscription\": id, \"result\": i}, i = 1..count.",
 		Params:      []openrpc.ParamDoc{param("count", countOf, "")}, Result: result("subscription", `{"type":"string"}`, "the id"),
-		Errors: []*dispatch.Error{errSubscribe, errNoPeer}},
+		Errors: []*encode.Error{errSubscribe, errNoPeer}},
 	"demo_unsubscribe": {Summary: "Returns true (the demo's subscriptions end by themselves).", ParamStructure: openrpc.ByPosition,
 		Params: []openrpc.ParamDoc{param("subscription", `{"type":"string"}`, "the id")}, Result: result("ok", `{"type":"boolean"}`, "")},
 }

@@ -13,7 +13,7 @@ import (
 
 // CodeNoPeer is the error code of subscribe and callback on a transport
 // that cannot send to the client (plain HTTP POST).
-const CodeNoPeer dispatch.Code = -32004
+const CodeNoPeer encode.Code = -32004
 
 // MaxSubscribe is the most notifications one subscribe call sends.
 const MaxSubscribe = 100_000

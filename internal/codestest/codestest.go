@@ -36,18 +36,18 @@ type Endpoint struct {
 	Want dispatch.Codes
 	// Own are the protocol's own codes, with their meanings: no condition
 	// may be answered with one of them unless Same names it.
-	Own map[dispatch.Code]string
+	Own map[encode.Code]string
 	// Same maps a condition (a field name of Codes) to the protocol's own
 	// code that means the same thing, where it has one.
-	Same map[string]dispatch.Code
+	Same map[string]encode.Code
 }
 
 // Run drives every condition through ep.
 func Run(t *testing.T, ep Endpoint) {
 	t.Helper()
-	f := func(cond string, want dispatch.Code, drive func(t *testing.T, ep *Endpoint) int) {
+	f := func(cond string, want encode.Code, drive func(t *testing.T, ep *Endpoint) int) {
 		t.Run(cond, func(t *testing.T) {
-			got := dispatch.Code(drive(t, &ep))
+			got := encode.Code(drive(t, &ep))
 			if got != want {
 				t.Fatalf("%s answered %d, want %d", cond, got, want)
 			}

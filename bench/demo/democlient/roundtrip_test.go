@@ -142,7 +142,7 @@ func everyMethod(ctx context.Context, t *testing.T, c *democlient.Client, stream
 	check("callback", res, "pong", cbErr)
 }
 
-func wantCode(t *testing.T, name string, err error, code dispatch.Code, message, data string) {
+func wantCode(t *testing.T, name string, err error, code encode.Code, message, data string) {
 	t.Helper()
 	var e *encode.Error
 	if !errors.As(err, &e) || e.Code != code || message != "" && e.Message != message || data != "" && string(e.Data) != data {
@@ -179,7 +179,7 @@ func (impl) Fail(_ context.Context, code int32, message string, data any) error 
 	if err != nil || data == nil {
 		raw = nil
 	}
-	return dispatch.NewError(dispatch.Code(code), message, raw)
+	return dispatch.NewError(encode.Code(code), message, raw)
 }
 
 var _ democlient.Server = impl{}
