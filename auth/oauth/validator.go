@@ -37,10 +37,10 @@ type Options struct {
 	// Leeway is the clock skew allowed for exp, nbf and iat (default
 	// DefaultLeeway, 60 s).
 	Leeway time.Duration
-	// RefreshInterval is how long after fetching an issuer's keys a JWT
-	// with an unknown kid may make the Validator fetch them again
-	// (default DefaultRefreshInterval, 30 s): until then such a token is
-	// refused without asking the issuer.
+	// RefreshInterval is how long after fetching an issuer's keys (or
+	// failing to) a JWT with an unknown kid may make the Validator fetch
+	// them again (default DefaultRefreshInterval, 30 s): until then such a
+	// token is refused without asking the issuer.
 	RefreshInterval time.Duration
 	// KeysMaxAge is how long an issuer's keys are used before they are
 	// fetched again, so that keys the issuer withdrew stop being accepted
@@ -51,7 +51,8 @@ type Options struct {
 	// DefaultCacheSize).
 	CacheSize int
 	// Client fetches metadata, keys and introspection answers (default: an
-	// http.Client of its own). Each request is bounded by FetchTimeout.
+	// http.Client of its own, which follows a redirect only to https or to
+	// http on loopback). Each request is bounded by FetchTimeout.
 	Client *http.Client
 	// FetchTimeout bounds each request to an authorization server
 	// (default DefaultFetchTimeout, 10 s).
@@ -117,7 +118,7 @@ func New(resource string, issuers []string, opts *Options) (*Validator, error) {
 		now:      opts.Now,
 	}
 	if v.client == nil {
-		v.client = &http.Client{}
+		v.client = &http.Client{CheckRedirect: checkRedirect}
 	}
 	if v.now == nil {
 		v.now = time.Now
@@ -142,6 +143,15 @@ func New(resource string, issuers []string, opts *Options) (*Validator, error) {
 		return nil, errors.New("oauth: a validator needs an issuer or an introspection endpoint")
 	}
 	return v, nil
+}
+
+// checkRedirect follows at most 5 redirects, each to a URL checkFetchURL
+// allows.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("too many redirects")
+	}
+	return checkFetchURL(req.URL.String())
 }
 
 func orDefault(d, def time.Duration) time.Duration {
