@@ -141,9 +141,10 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 // that is dropped.
 const dropRoom = 64
 
-// resultDepth is the deepest nesting a result may have (decode.Valid
-// checks up to 1024 levels without allocating).
-const resultDepth = 1024
+// resultDepth is the deepest nesting a result may have: decode's limit,
+// so that the engine never sends what its decoder (and its client's)
+// refuses.
+const resultDepth = decode.DefaultMaxDepth
 
 // placeResult puts the result out, which the handler returned for the
 // window dst[mark:mark], at dst[mark:] and checks it is one valid JSON

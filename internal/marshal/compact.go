@@ -3,8 +3,10 @@ package marshal
 // NOTE: compact is encoding/json's appendCompact with HTML escaping off, the
 // treatment MarshalJSON output and json.RawMessage get: it checks that src
 // is exactly one JSON value by the grammar of encoding/json's scanner
-// (strings need not be valid UTF-8, nesting stops at 10000: what
-// encoding/json accepts from a Marshaler) and appends it to dst without
+// (strings need not be valid UTF-8, as encoding/json accepts from a
+// Marshaler; nesting stops at decode's limit, 1000 levels, not
+// encoding/json's 10000: the engine sends no result its own decoder, and
+// its client's, would refuse) and appends it to dst without
 // the whitespace between tokens. The tokens are scanned by internal/scan
 // (decode's scanner; its lax String lets bytes that are not UTF-8
 // through); the structure is a recursive descent over int offsets, and
@@ -13,8 +15,8 @@ package marshal
 
 import "github.com/jetrpc/jetrpc/internal/scan"
 
-// maxNesting is encoding/json's scanner limit on nested arrays and objects.
-const maxNesting = 10000
+// maxNesting is the one limit on nested arrays and objects (decode's).
+const maxNesting = scan.DefaultMaxDepth
 
 type compactor struct {
 	src   []byte

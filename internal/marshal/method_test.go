@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // valM has a value-receiver MarshalJSON that returns its text as JSON.
@@ -95,7 +96,17 @@ func TestMarshaler(t *testing.T) {
 		"[" + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "]"} {
 		f(ptr(valM(bad)))
 	}
-	f(ptr(valM(strings.Repeat("[", 10000) + strings.Repeat("]", 10000))))
+	f(ptr(valM(strings.Repeat("[", 1000) + strings.Repeat("]", 1000))))
+	// Deeper than decode's limit (1000 levels): encoding/json takes it
+	// (its limit is 10000), the compactor refuses it, as decode would.
+	deep := valM(strings.Repeat("[", 1001) + strings.Repeat("]", 1001))
+	e, err := CompileFor[valM]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.Append(nil, unsafe.Pointer(&deep)); err == nil {
+		t.Errorf("1001 levels of nesting: compacted to %d bytes, want an error", len(out))
+	}
 	f(ptr(ptrM{3}))
 	f(ptr([]ptrM{{1}, {2}}))
 	f(ptr(map[string]ptrM{"a": {1}}))
