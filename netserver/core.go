@@ -96,8 +96,7 @@ type core struct {
 	lim *limits
 	dc  *engineconn.Conn
 	t   transport
-	via Transport // for the observer
-	nc  net.Conn  // for the logs (nil: stdio, SSE)
+	nc  net.Conn // for the logs (nil: stdio, SSE)
 	// gate admits messages (authentication, rate limits: auth.go); nil:
 	// every message is handled.
 	gate *gate
@@ -108,20 +107,25 @@ type core struct {
 	cond sync.Cond
 	// out is the output waiting to be written (out.Out); outBufs carry its
 	// buffers to and from outBuffers.
-	out      coalesce.Queue
-	outBufs  [2]*pool.Buffer
-	held     bool  // output is kept until the transport can write (SSE)
-	waiting  bool  // the reader (or finish) waits on cond
-	senders  int   // senders to the peer waiting on cond
-	sealed   bool  // a last frame (a close frame) is queued: nothing may follow
-	late     bool  // drain's time ran out: answers still to come are dropped
-	werr     error // sticky: the connection can no longer be written
-	ended    bool  // finish is done; stop and abort do nothing
-	lastDone time.Time
+	out     coalesce.Queue
+	outBufs [2]*pool.Buffer
+	werr    error // sticky: the connection can no longer be written
+	// lastDone is when the last task ended, on the monotonic clock
+	// (since clockStart): a time.Time would take 24 bytes of every
+	// connection, and idle connections are counted in bytes.
+	lastDone time.Duration
 	queue    []*task // ordered tasks; queue[qhead:] wait
-	qhead    int
-	qrunning bool
+	qhead    int32
+	senders  int32 // senders to the peer waiting on cond
 	ordered  orderedRunner
+
+	via      Transport // for the observer
+	held     bool      // output is kept until the transport can write (SSE)
+	waiting  bool      // the reader (or finish) waits on cond
+	sealed   bool      // a last frame (a close frame) is queued: nothing may follow
+	late     bool      // drain's time ran out: answers still to come are dropped
+	ended    bool      // finish is done; stop and abort do nothing
+	qrunning bool
 
 	stopping atomic.Bool  // Shutdown asked to stop reading; set under mu
 	inflight atomic.Int32 // tasks submitted or queued, not yet done
@@ -131,6 +135,9 @@ type core struct {
 	// wdl is the write deadline set (writeChunks); the flusher's.
 	wdl time.Duration
 }
+
+// clockStart is the origin of core.lastDone.
+var clockStart = time.Now()
 
 // init readies c for a new connection over t, of transport via, whose
 // handlers run under a context derived from parent, and takes its pooled
@@ -320,7 +327,7 @@ func (c *core) send(ctx context.Context, msg []byte) error {
 	n := len(c.out.Out)
 	c.out.Out = c.appendFramed(c.out.Out, msg)
 	c.addPending(int64(len(c.out.Out) - n))
-	c.lastDone = time.Now()
+	c.lastDone = time.Since(clockStart)
 	c.flushLocked()
 	return nil
 }
@@ -530,7 +537,7 @@ func (c *core) finish() {
 func (c *core) idleFor(d time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.inflight.Load() == 0 && c.pending.Load() == 0 && time.Since(c.lastDone) >= d
+	return c.inflight.Load() == 0 && c.pending.Load() == 0 && (c.lastDone == 0 || time.Since(clockStart)-c.lastDone >= d)
 }
 
 // maxKeptOutput caps the capacity of an output buffer kept in outBuffers or

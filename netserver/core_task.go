@@ -65,7 +65,7 @@ func (c *core) done(resp []byte, in int) {
 	c.addPending(-int64(in))
 	c.appendOutLocked(resp)
 	if c.inflight.Add(-1) == 0 {
-		c.lastDone = time.Now()
+		c.lastDone = time.Since(clockStart)
 	}
 	c.flushLocked()
 	c.wake()
@@ -125,7 +125,7 @@ func (o *orderedRunner) Run() {
 	c := o.c
 	for {
 		c.mu.Lock()
-		if c.qhead == len(c.queue) {
+		if int(c.qhead) == len(c.queue) {
 			clear(c.queue)
 			c.queue, c.qhead, c.qrunning = c.queue[:0], 0, false
 			c.mu.Unlock()
