@@ -23,6 +23,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -56,8 +57,8 @@ func readSessionState(state []byte) (version string, ok bool) {
 	}
 	for it.Next() {
 		if decode.KeyEquals(it.Key(), "protocolVersion") {
-			v, esc := str(it.Value())
-			if esc || !isSupported(v) {
+			v, esc := proto.Str(it.Value())
+			if esc || !proto.IsSupported(v) {
 				return "", false
 			}
 			return string(v), true

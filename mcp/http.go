@@ -24,6 +24,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -302,8 +303,8 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Invalid Request: "+m.Reason.String())
 		return
 	}
-	var rp reqParams
-	rp.parse(m.Params)
+	var rp proto.Params
+	rp.Parse(m.Params)
 	c := h.srv.getCall(nil)
 	c.http.h = h
 	if !h.route(ctx, c, m, &rp) {
@@ -323,17 +324,17 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 
 // route decides how the message is served: its revision, its session. It
 // answers the errors itself and then returns false.
-func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams) bool {
+func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params) bool {
 	hv := ctx.Request.Header.Peek("Mcp-Protocol-Version")
-	if len(hv) > 0 && !isSupported(hv) && !rp.hasVersion { // with _meta's, routeModern compares them first
+	if len(hv) > 0 && !proto.IsSupported(hv) && !rp.HasVersion { // with _meta's, routeModern compares them first
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
 		return false
 	}
-	if string(hv) == Modern || rp.hasVersion {
+	if string(hv) == Modern || rp.HasVersion {
 		return h.routeModern(ctx, c, m, rp, hv)
 	}
 	if m.Kind == decode.Call && string(m.Method) == "initialize" {
-		c.version = negotiate(rp.protoVer)
+		c.version = proto.Negotiate(rp.ProtoVer)
 		if !h.stateless {
 			sess, ok := h.openSession(ctx)
 			if !ok {
@@ -385,10 +386,10 @@ func (h *HTTPHandler) finishRequest(c *call) {
 }
 
 // blocking reports whether the request may block, so runs on a worker.
-func (h *HTTPHandler) blocking(m *decode.Message, rp *reqParams) bool {
+func (h *HTTPHandler) blocking(m *decode.Message, rp *proto.Params) bool {
 	switch string(m.Method) {
 	case "tools/call":
-		t := h.srv.toolIdx[string(text(nil, rp.name, rp.nameEsc))]
+		t := h.srv.toolIdx[string(proto.Text(nil, rp.Name, rp.NameEsc))]
 		return t != nil && !t.Inline
 	case "resources/read", "prompts/get", methodListen:
 		return true
@@ -397,9 +398,9 @@ func (h *HTTPHandler) blocking(m *decode.Message, rp *reqParams) bool {
 }
 
 // serveCall runs a request and answers it.
-func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams, body []byte) {
+func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params, body []byte) {
 	c.http.resumable = c.sess != nil && !c.modern
-	c.http.prime = c.http.resumable && atLeast(c.version, Version20251125)
+	c.http.prime = c.http.resumable && proto.AtLeast(c.version, Version20251125)
 	if !h.blocking(m, rp) {
 		c.http.inline = true
 		out := ctx.Response.SwapBody(nil)[:0]

@@ -11,6 +11,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/valyala/fasthttp"
 )
 
@@ -95,7 +96,7 @@ func httpRPCError(ctx *fasthttp.RequestCtx, status int, id []byte, err error) {
 // routeModern checks a request of the Modern revision (2026-07-28: the
 // header and _meta agree, the standard headers match the body) and serves
 // it without a session.
-func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams, hv []byte) bool {
+func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params, hv []byte) bool {
 	mismatch := func(text string) bool {
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, dispatch.NewError(CodeHeaderMismatch, "Header mismatch: "+text, nil))
 		return false
@@ -107,20 +108,20 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	case m.Kind == decode.Notification:
 		c.modern, c.version = true, Modern
 		return h.ready(c)
-	case !rp.hasVersion:
+	case !rp.HasVersion:
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
-			[]byte(`"_meta[\"`+metaVersion+`\"] is required"`)))
+			[]byte(`"_meta[\"`+proto.MetaVersion+`\"] is required"`)))
 		return false
-	case len(hv) > 0 && string(hv) != string(rp.version): // before the version's support: the header must mirror _meta
-		return mismatch("MCP-Protocol-Version header value '" + string(hv) + "' does not match body value '" + string(rp.version) + "'")
-	case rp.versionBad || string(rp.version) != Modern:
-		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(rp.version))
+	case len(hv) > 0 && string(hv) != string(rp.Version): // before the version's support: the header must mirror _meta
+		return mismatch("MCP-Protocol-Version header value '" + string(hv) + "' does not match body value '" + string(rp.Version) + "'")
+	case rp.VersionBad || string(rp.Version) != Modern:
+		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(rp.Version))
 		return false
 	case len(hv) == 0:
 		return mismatch("the MCP-Protocol-Version header is required")
-	case !rp.hasCaps:
+	case !rp.HasCaps:
 		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
-			[]byte(`"_meta[\"`+metaCaps+`\"] is required"`)))
+			[]byte(`"_meta[\"`+proto.MetaCaps+`\"] is required"`)))
 		return false
 	}
 	method, name, ok := mirrored(ctx, m.ID)
@@ -139,11 +140,11 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	var body []byte
 	switch string(m.Method) {
 	case "tools/call", "prompts/get":
-		body = text(nil, rp.name, rp.nameEsc)
+		body = proto.Text(nil, rp.Name, rp.NameEsc)
 	case "resources/read":
-		body = text(nil, rp.uri, rp.uriEsc)
+		body = proto.Text(nil, rp.URI, rp.URIEsc)
 	case "tasks/get", "tasks/update", "tasks/cancel": // SEP-2663: Mcp-Name is the task's id
-		body = text(nil, rp.taskID, rp.taskIDEsc)
+		body = proto.Text(nil, rp.TaskID, rp.TaskIDEsc)
 	default:
 		c.modern, c.version = true, Modern
 		return h.ready(c)
@@ -158,7 +159,7 @@ func (h *HTTPHandler) routeModern(ctx *fasthttp.RequestCtx, c *call, m *decode.M
 	if string(decoded) != string(body) {
 		return mismatch("Mcp-Name header value '" + string(name) + "' does not match body value '" + string(body) + "'")
 	}
-	if string(m.Method) == "tools/call" && !h.checkParams(ctx, m.ID, body, rp.arguments) {
+	if string(m.Method) == "tools/call" && !h.checkParams(ctx, m.ID, body, rp.Arguments) {
 		return false
 	}
 	c.modern, c.version = true, Modern

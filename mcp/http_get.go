@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -17,7 +18,7 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 		h.notAllowed(ctx) // no sessions, no standalone stream
 		return nil
 	}
-	if hv := ctx.Request.Header.Peek("Mcp-Protocol-Version"); len(hv) > 0 && !isSupported(hv) {
+	if hv := ctx.Request.Header.Peek("Mcp-Protocol-Version"); len(hv) > 0 && !proto.IsSupported(hv) {
 		httpRPCError(ctx, fasthttp.StatusBadRequest, nil, unsupportedVersion(hv))
 		return nil
 	}

@@ -26,6 +26,8 @@ package mcp
 import (
 	"context"
 	"time"
+
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // maxEndedStreams is how many ended streams a session keeps resumable
@@ -71,7 +73,7 @@ func (s *session) standaloneStream() *stream {
 	if st != nil {
 		return st
 	}
-	st = s.h.newStream(s, atLeast(s.versionOr(Version20250326), Version20251125), true)
+	st = s.h.newStream(s, proto.AtLeast(s.versionOr(Version20250326), Version20251125), true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 const (
@@ -208,7 +209,7 @@ func (s *Server) registerListen() {
 // listenStream serves subscriptions/listen: it answers only when the
 // subscription ends.
 func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	switch {
