@@ -24,6 +24,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -243,7 +244,7 @@ func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(tim
 				return
 			}
 		case <-tick.C:
-			if !write(keepAliveComment) {
+			if !write(sse.KeepAliveComment) {
 				return
 			}
 		case <-sess.done:
@@ -257,7 +258,7 @@ func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(tim
 // newSessionID makes a session of the endpoint with the given id; it is
 // not yet in the table.
 func (h *HTTPHandler) newSessionID(id string) *session {
-	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*stream{}}
+	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*sse.Stream{}}
 	s.conn = engineconn.NewConn(h.srv.e, h.ctx, s.send, false)
 	s.touch()
 	return s

@@ -25,6 +25,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -143,7 +144,8 @@ type HTTPHandler struct {
 	janitor  bool
 	closed   bool
 
-	parsers sync.Pool // *decode.Parser
+	parsers sync.Pool  // *decode.Parser
+	events  sse.Config // what the event streams share
 }
 
 // NewHTTP returns the Streamable HTTP endpoint of s (nil opts: the
@@ -178,11 +180,14 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 	if h.maxSessions <= 0 {
 		h.maxSessions = 10000
 	}
+	h.events = sse.Config{Ctx: nil, Store: h.store, Log: h.log, Retry: h.retry, KeepAlive: h.keepAlive,
+		WriteTimeout: h.writeTimeout, MaxPending: h.maxPending, Done: h.done}
 	var seed [8]byte
 	randRead(seed[:])
 	h.streamIDs.Store(uint64(seed[0])<<56 | uint64(seed[1])<<48 | uint64(seed[2])<<40 | uint64(seed[3])<<32 |
 		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
 	h.ctx, h.cancel = context.WithCancel(s.baseContext())
+	h.events.Ctx = h.ctx
 	h.anon = engineconn.NewConn(s.e, h.ctx, h.sendAnon, true)
 	h.workers = pool.NewWorkers(&pool.WorkersOptions{Max: opts.MaxWorkers, IdleTimeout: 10 * time.Second})
 	h.parsers.New = func() any { return new(decode.Parser) }
@@ -422,7 +427,7 @@ func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Mes
 		go c.Run()
 	}
 	var mode uint8
-	var st *stream
+	var st *sse.Stream
 	for mode == modeUndecided {
 		<-c.http.sig
 		c.mu.Lock()
@@ -469,15 +474,19 @@ func (c *call) finish(out []byte) {
 	switch {
 	case st == nil:
 	case cancelled:
-		st.abandon()
+		st.Abandon()
 	default:
-		_ = st.send(out, true)
+		_ = st.Send(out, true)
 	}
 	select {
 	case c.http.sig <- struct{}{}:
 	default:
 	}
 }
+
+// Cancel and Release make a call the Owner of its stream (sse.Owner).
+func (c *call) Cancel() bool { return c.cancel() }
+func (c *call) Release()     { c.release() }
 
 // release drops one of the two holds on a blocking call.
 func (c *call) release() {
@@ -503,17 +512,17 @@ func (h *HTTPHandler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
 	}
 	ctx.Response.SwapBody(out[:0])
 	if len(out) > 0 {
-		_ = st.send(out, true)
+		_ = st.Send(out, true)
 	}
 	h.answerStream(ctx, c, st)
 }
 
 // answerStream answers with the request's event stream.
-func (h *HTTPHandler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *stream) {
+func (h *HTTPHandler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *sse.Stream) {
 	sseHeaders(ctx)
 	gen := c.http.gen
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.serve(w, nc, gen) })
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 func sseHeaders(ctx *fasthttp.RequestCtx) {
@@ -539,7 +548,7 @@ type httpCall struct {
 	opened    bool // initialize opened its session
 	status    int  // of a JSON answer, when not 200 (call.failed)
 	mode      uint8
-	st        *stream
+	st        *sse.Stream
 	gen       uint64 // st's first connection
 	sig       chan struct{}
 	body, out []byte
@@ -553,19 +562,19 @@ func (c *call) sendEvent(msg []byte) error {
 	if err != nil {
 		return err
 	}
-	return st.send(msg, false)
+	return st.Send(msg, false)
 }
 
 // ensureStream returns the call's stream, starting it (and telling the
 // request's goroutine) when it has none yet.
-func (c *call) ensureStream() (*stream, error) {
+func (c *call) ensureStream() (*sse.Stream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.http.st != nil {
 		return c.http.st, nil
 	}
 	if c.http.mode != modeUndecided || c.http.h == nil {
-		return nil, errStreamDone // answered as JSON already: a message after the result
+		return nil, sse.ErrDone // answered as JSON already: a message after the result
 	}
 	h := c.http.h
 	var sess *session
@@ -574,10 +583,10 @@ func (c *call) ensureStream() (*stream, error) {
 	}
 	st := h.newStream(sess, c.http.prime, false)
 	if !c.http.resumable && !c.http.inline {
-		st.owner = c // a lost connection cancels c (the stream holds it until then)
+		st.SetOwner(c) // a lost connection cancels c (the stream holds it until then)
 		c.http.refs.Add(1)
 	}
-	c.http.gen = st.attach(c.http.prime, false, 0)
+	c.http.gen = st.Attach(c.http.prime, false, 0)
 	c.http.st, c.http.mode = st, modeSSE
 	if c.http.sig != nil {
 		select {
@@ -597,7 +606,7 @@ func (c *call) closeStream() bool {
 	if err != nil {
 		return false
 	}
-	st.cutConn()
+	st.CutConn()
 	return true
 }
 

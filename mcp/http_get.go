@@ -7,6 +7,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -51,26 +52,24 @@ func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	st := sess.standaloneStream()
-	st.mu.Lock()
-	busy := st.gen != 0
-	st.mu.Unlock()
+	busy := st.Busy()
 	if busy {
 		httpError(ctx, fasthttp.StatusConflict, nil, -32600, "Conflict: the session's stream is already open")
 		return
 	}
-	h.streamTo(ctx, st, st.attach(st.prime, false, 0))
+	h.streamTo(ctx, st, st.Attach(st.Prime(), false, 0))
 }
 
 // resume serves a GET with Last-Event-ID: the stream it names, of this
 // session only, from the event after it.
 func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byte) {
-	id, seq, ok := parseEventID(last)
+	id, seq, ok := sse.ParseEventID(last)
 	if !ok {
 		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID is not an event id of this server")
 		return
 	}
 	if st := sess.stream(id); st != nil {
-		gen := st.attach(false, true, seq)
+		gen := st.Attach(false, true, seq)
 		if gen == 0 {
 			ctx.SetStatusCode(fasthttp.StatusNoContent) // ended, nothing more: clients stop reconnecting
 			return
@@ -103,10 +102,10 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 }
 
 // streamTo answers with the stream, on its connection of generation gen.
-func (h *HTTPHandler) streamTo(ctx *fasthttp.RequestCtx, st *stream, gen uint64) {
+func (h *HTTPHandler) streamTo(ctx *fasthttp.RequestCtx, st *sse.Stream, gen uint64) {
 	sseHeaders(ctx)
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.serve(w, nc, gen) })
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 // delete ends a session.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 )
 
 type sessKey struct{}
@@ -31,9 +32,9 @@ type session struct {
 
 	mu         sync.Mutex
 	closed     bool
-	streams    map[uint64]*stream // by stream id: live ones and the last ended ones
-	ended      []uint64           // ended streams, oldest first
-	standalone *stream            // the GET stream, once asked for
+	streams    map[uint64]*sse.Stream // by stream id: live ones and the last ended ones
+	ended      []uint64               // ended streams, oldest first
+	standalone *sse.Stream            // the GET stream, once asked for
 }
 
 // sessionOf returns the session of a handler's context: its call's, or
