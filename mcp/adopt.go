@@ -23,6 +23,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
@@ -179,10 +180,10 @@ func (h *HTTPHandler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, 
 	switch {
 	case err != nil:
 		h.log.Warn("mcp: event store replay failed", "err", err)
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
 		return true
 	case !found:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
 		return true
 	case final && len(events) == 0:
 		ctx.SetStatusCode(fasthttp.StatusNoContent) // ended, nothing more

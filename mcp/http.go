@@ -24,6 +24,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
@@ -162,7 +163,7 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 		h.log = s.log
 	}
 	if h.origin == nil {
-		h.origin = loopbackOrigin
+		h.origin = httpx.LoopbackOrigin
 	}
 	if h.store == nil {
 		h.store = streamstore.NewMemory(nil)
@@ -183,7 +184,7 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 	h.events = sse.Config{Ctx: nil, Store: h.store, Log: h.log, Retry: h.retry, KeepAlive: h.keepAlive,
 		WriteTimeout: h.writeTimeout, MaxPending: h.maxPending, Done: h.done}
 	var seed [8]byte
-	randRead(seed[:])
+	httpx.RandRead(seed[:])
 	h.streamIDs.Store(uint64(seed[0])<<56 | uint64(seed[1])<<48 | uint64(seed[2])<<40 | uint64(seed[3])<<32 |
 		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
 	h.ctx, h.cancel = context.WithCancel(s.baseContext())
@@ -248,12 +249,12 @@ func (h *HTTPHandler) Sessions() int { return int(h.count.Load()) }
 // ServeFastHTTP serves one request to the endpoint.
 func (h *HTTPHandler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	if origin := ctx.Request.Header.Peek("Origin"); len(origin) > 0 && !h.origin(origin, ctx.Host()) {
-		httpError(ctx, fasthttp.StatusForbidden, nil, -32600, "Forbidden: origin not allowed")
+		httpx.Error(ctx, fasthttp.StatusForbidden, nil, -32600, "Forbidden: origin not allowed")
 		return
 	}
 	if h.isClosed() {
 		ctx.SetConnectionClose()
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, h.srv.e.ConditionCode(encode.CodeShuttingDown),
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, h.srv.e.ConditionCode(encode.CodeShuttingDown),
 			"Server shutting down")
 		return
 	}
@@ -276,19 +277,19 @@ func (h *HTTPHandler) notAllowed(ctx *fasthttp.RequestCtx) {
 	if h.stateless {
 		allow = "POST"
 	}
-	httpError(ctx, fasthttp.StatusMethodNotAllowed, nil, -32600, "Method not allowed")
+	httpx.Error(ctx, fasthttp.StatusMethodNotAllowed, nil, -32600, "Method not allowed")
 	ctx.Response.Header.Set(fasthttp.HeaderAllow, allow)
 }
 
 // post serves a POST: one message.
 func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
-	if !acceptsBoth(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
-		httpError(ctx, fasthttp.StatusNotAcceptable, nil, -32600,
+	if !httpx.AcceptsBoth(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
+		httpx.Error(ctx, fasthttp.StatusNotAcceptable, nil, -32600,
 			"Not Acceptable: the client must accept both application/json and text/event-stream")
 		return
 	}
-	if ct := ctx.Request.Header.ContentType(); len(ct) > 0 && !isJSONType(ct) {
-		httpError(ctx, fasthttp.StatusUnsupportedMediaType, nil, -32600,
+	if ct := ctx.Request.Header.ContentType(); len(ct) > 0 && !httpx.IsJSONType(ct) {
+		httpx.Error(ctx, fasthttp.StatusUnsupportedMediaType, nil, -32600,
 			"Unsupported Media Type: the body must be application/json")
 		return
 	}
@@ -298,14 +299,14 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 	m, err := p.Parse(body)
 	switch {
 	case err != nil:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32700, "Parse error")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32700, "Parse error")
 		return
 	case m.Kind == decode.Batch:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600,
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600,
 			"Invalid Request: one JSON-RPC message per POST (no batch)")
 		return
 	case m.Kind == decode.Invalid:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Invalid Request: "+m.Reason.String())
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Invalid Request: "+m.Reason.String())
 		return
 	}
 	var rp proto.Params
@@ -332,7 +333,7 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params) bool {
 	hv := ctx.Request.Header.Peek("Mcp-Protocol-Version")
 	if len(hv) > 0 && !proto.IsSupported(hv) && !rp.HasVersion { // with _meta's, routeModern compares them first
-		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
+		httpx.RPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
 		return false
 	}
 	if string(hv) == Modern || rp.HasVersion {
@@ -360,12 +361,12 @@ func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 	}
 	sid := ctx.Request.Header.Peek("Mcp-Session-Id")
 	if len(sid) == 0 {
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
 		return false
 	}
 	sess := h.lookupOrAdopt(sid)
 	if sess == nil {
-		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
+		httpx.Error(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 		return false
 	}
 	sess.active.Add(1) // busy until finishRequest, which touches it: it cannot expire meanwhile

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
@@ -20,17 +21,17 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 		return nil
 	}
 	if hv := ctx.Request.Header.Peek("Mcp-Protocol-Version"); len(hv) > 0 && !proto.IsSupported(hv) {
-		httpRPCError(ctx, fasthttp.StatusBadRequest, nil, unsupportedVersion(hv))
+		httpx.RPCError(ctx, fasthttp.StatusBadRequest, nil, unsupportedVersion(hv))
 		return nil
 	}
 	sid := ctx.Request.Header.Peek("Mcp-Session-Id")
 	if len(sid) == 0 {
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
 		return nil
 	}
 	sess := h.lookupOrAdopt(sid)
 	if sess == nil {
-		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
+		httpx.Error(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 	}
 	return sess
 }
@@ -38,8 +39,8 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 // get opens the session's standalone stream, or resumes a stream with
 // Last-Event-ID.
 func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
-	if !hasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
-		httpError(ctx, fasthttp.StatusNotAcceptable, nil, -32600, "Not Acceptable: the client must accept text/event-stream")
+	if !httpx.HasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
+		httpx.Error(ctx, fasthttp.StatusNotAcceptable, nil, -32600, "Not Acceptable: the client must accept text/event-stream")
 		return
 	}
 	sess := h.sessionFor(ctx)
@@ -54,7 +55,7 @@ func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
 	st := sess.standaloneStream()
 	busy := st.Busy()
 	if busy {
-		httpError(ctx, fasthttp.StatusConflict, nil, -32600, "Conflict: the session's stream is already open")
+		httpx.Error(ctx, fasthttp.StatusConflict, nil, -32600, "Conflict: the session's stream is already open")
 		return
 	}
 	h.streamTo(ctx, st, st.Attach(st.Prime(), false, 0))
@@ -65,7 +66,7 @@ func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
 func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byte) {
 	id, seq, ok := sse.ParseEventID(last)
 	if !ok {
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID is not an event id of this server")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID is not an event id of this server")
 		return
 	}
 	if st := sess.stream(id); st != nil {
@@ -90,9 +91,9 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 	switch {
 	case err != nil:
 		h.log.Warn("mcp: event store replay failed", "err", err)
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
 	case !found:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
 	case len(events) == 0:
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	default:
@@ -128,7 +129,7 @@ func (h *HTTPHandler) lookup(id []byte) *session {
 // openSession makes the session of an initialize, within MaxSessions.
 func (h *HTTPHandler) openSession(ctx *fasthttp.RequestCtx) (*session, bool) {
 	if int(h.count.Load()) >= h.maxSessions && !h.makeRoom() {
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Too many sessions")
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Too many sessions")
 		return nil, false
 	}
 	return h.newSession(), true
