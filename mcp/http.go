@@ -1,8 +1,9 @@
 package mcp
 
 // NOTE: the Streamable HTTP endpoint (http.go: options, the handler, POST;
-// http_get.go: GET and DELETE; http_session.go: sessions; stream.go: event
-// streams; http_check.go: Origin and header checks). A POST is parsed once
+// http_get.go: GET and DELETE; http_session.go: sessions; http_check.go:
+// the Modern revision's checks; internal/sse: event streams;
+// internal/httpx: header checks and error answers). A POST is parsed once
 // here (to route and check it), then run by the engine under a call that
 // carries the request's session and stream. A cheap request (every method
 // but tools/call, resources/read and prompts/get, and Inline tools) runs

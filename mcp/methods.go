@@ -1,7 +1,7 @@
 package mcp
 
 // NOTE: the MCP methods, as raw handlers of the Server's engine. Each reads
-// the members of params it needs in place (params.go) and appends its
+// the members of params it needs in place (internal/proto) and appends its
 // result with the shape of the revision the request is served as. The
 // answers that do not change while serving are built once (server.go).
 
