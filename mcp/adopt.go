@@ -23,6 +23,9 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -56,8 +59,8 @@ func readSessionState(state []byte) (version string, ok bool) {
 	}
 	for it.Next() {
 		if decode.KeyEquals(it.Key(), "protocolVersion") {
-			v, esc := str(it.Value())
-			if esc || !isSupported(v) {
+			v, esc := proto.Str(it.Value())
+			if esc || !proto.IsSupported(v) {
 				return "", false
 			}
 			return string(v), true
@@ -177,10 +180,10 @@ func (h *HTTPHandler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, 
 	switch {
 	case err != nil:
 		h.log.Warn("mcp: event store replay failed", "err", err)
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
 		return true
 	case !found:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
 		return true
 	case final && len(events) == 0:
 		ctx.SetStatusCode(fasthttp.StatusNoContent) // ended, nothing more
@@ -242,7 +245,7 @@ func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(tim
 				return
 			}
 		case <-tick.C:
-			if !write(keepAliveComment) {
+			if !write(sse.KeepAliveComment) {
 				return
 			}
 		case <-sess.done:
@@ -256,7 +259,7 @@ func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(tim
 // newSessionID makes a session of the endpoint with the given id; it is
 // not yet in the table.
 func (h *HTTPHandler) newSessionID(id string) *session {
-	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*stream{}}
+	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*sse.Stream{}}
 	s.conn = engineconn.NewConn(h.srv.e, h.ctx, s.send, false)
 	s.touch()
 	return s

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // CompleteRequest is a completion/complete request: complete the argument
@@ -52,7 +54,7 @@ func (s *Server) SetCompleter(fn Completer) error {
 }
 
 func (s *Server) complete(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {

@@ -1,8 +1,9 @@
 package mcp
 
 // NOTE: the Streamable HTTP endpoint (http.go: options, the handler, POST;
-// http_get.go: GET and DELETE; http_session.go: sessions; stream.go: event
-// streams; http_check.go: Origin and header checks). A POST is parsed once
+// http_get.go: GET and DELETE; http_session.go: sessions; http_check.go:
+// the Modern revision's checks; internal/sse: event streams;
+// internal/httpx: header checks and error answers). A POST is parsed once
 // here (to route and check it), then run by the engine under a call that
 // carries the request's session and stream. A cheap request (every method
 // but tools/call, resources/read and prompts/get, and Inline tools) runs
@@ -24,6 +25,9 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -142,7 +146,8 @@ type HTTPHandler struct {
 	janitor  bool
 	closed   bool
 
-	parsers sync.Pool // *decode.Parser
+	parsers sync.Pool  // *decode.Parser
+	events  sse.Config // what the event streams share
 }
 
 // NewHTTP returns the Streamable HTTP endpoint of s (nil opts: the
@@ -159,7 +164,7 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 		h.log = s.log
 	}
 	if h.origin == nil {
-		h.origin = loopbackOrigin
+		h.origin = httpx.LoopbackOrigin
 	}
 	if h.store == nil {
 		h.store = streamstore.NewMemory(nil)
@@ -177,11 +182,14 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 	if h.maxSessions <= 0 {
 		h.maxSessions = 10000
 	}
+	h.events = sse.Config{Ctx: nil, Store: h.store, Log: h.log, Retry: h.retry, KeepAlive: h.keepAlive,
+		WriteTimeout: h.writeTimeout, MaxPending: h.maxPending, Done: h.done}
 	var seed [8]byte
-	randRead(seed[:])
+	httpx.RandRead(seed[:])
 	h.streamIDs.Store(uint64(seed[0])<<56 | uint64(seed[1])<<48 | uint64(seed[2])<<40 | uint64(seed[3])<<32 |
 		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
 	h.ctx, h.cancel = context.WithCancel(s.baseContext())
+	h.events.Ctx = h.ctx
 	h.anon = engineconn.NewConn(s.e, h.ctx, h.sendAnon, true)
 	h.workers = pool.NewWorkers(&pool.WorkersOptions{Max: opts.MaxWorkers, IdleTimeout: 10 * time.Second})
 	h.parsers.New = func() any { return new(decode.Parser) }
@@ -242,12 +250,12 @@ func (h *HTTPHandler) Sessions() int { return int(h.count.Load()) }
 // ServeFastHTTP serves one request to the endpoint.
 func (h *HTTPHandler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	if origin := ctx.Request.Header.Peek("Origin"); len(origin) > 0 && !h.origin(origin, ctx.Host()) {
-		httpError(ctx, fasthttp.StatusForbidden, nil, -32600, "Forbidden: origin not allowed")
+		httpx.Error(ctx, fasthttp.StatusForbidden, nil, -32600, "Forbidden: origin not allowed")
 		return
 	}
 	if h.isClosed() {
 		ctx.SetConnectionClose()
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, h.srv.e.ConditionCode(encode.CodeShuttingDown),
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, h.srv.e.ConditionCode(encode.CodeShuttingDown),
 			"Server shutting down")
 		return
 	}
@@ -270,19 +278,19 @@ func (h *HTTPHandler) notAllowed(ctx *fasthttp.RequestCtx) {
 	if h.stateless {
 		allow = "POST"
 	}
-	httpError(ctx, fasthttp.StatusMethodNotAllowed, nil, -32600, "Method not allowed")
+	httpx.Error(ctx, fasthttp.StatusMethodNotAllowed, nil, -32600, "Method not allowed")
 	ctx.Response.Header.Set(fasthttp.HeaderAllow, allow)
 }
 
 // post serves a POST: one message.
 func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
-	if !acceptsBoth(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
-		httpError(ctx, fasthttp.StatusNotAcceptable, nil, -32600,
+	if !httpx.AcceptsBoth(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
+		httpx.Error(ctx, fasthttp.StatusNotAcceptable, nil, -32600,
 			"Not Acceptable: the client must accept both application/json and text/event-stream")
 		return
 	}
-	if ct := ctx.Request.Header.ContentType(); len(ct) > 0 && !isJSONType(ct) {
-		httpError(ctx, fasthttp.StatusUnsupportedMediaType, nil, -32600,
+	if ct := ctx.Request.Header.ContentType(); len(ct) > 0 && !httpx.IsJSONType(ct) {
+		httpx.Error(ctx, fasthttp.StatusUnsupportedMediaType, nil, -32600,
 			"Unsupported Media Type: the body must be application/json")
 		return
 	}
@@ -292,18 +300,18 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 	m, err := p.Parse(body)
 	switch {
 	case err != nil:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32700, "Parse error")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32700, "Parse error")
 		return
 	case m.Kind == decode.Batch:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600,
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600,
 			"Invalid Request: one JSON-RPC message per POST (no batch)")
 		return
 	case m.Kind == decode.Invalid:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Invalid Request: "+m.Reason.String())
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Invalid Request: "+m.Reason.String())
 		return
 	}
-	var rp reqParams
-	rp.parse(m.Params)
+	var rp proto.Params
+	rp.Parse(m.Params)
 	c := h.srv.getCall(nil)
 	c.http.h = h
 	if !h.route(ctx, c, m, &rp) {
@@ -323,17 +331,17 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 
 // route decides how the message is served: its revision, its session. It
 // answers the errors itself and then returns false.
-func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams) bool {
+func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params) bool {
 	hv := ctx.Request.Header.Peek("Mcp-Protocol-Version")
-	if len(hv) > 0 && !isSupported(hv) && !rp.hasVersion { // with _meta's, routeModern compares them first
-		httpRPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
+	if len(hv) > 0 && !proto.IsSupported(hv) && !rp.HasVersion { // with _meta's, routeModern compares them first
+		httpx.RPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
 		return false
 	}
-	if string(hv) == Modern || rp.hasVersion {
+	if string(hv) == Modern || rp.HasVersion {
 		return h.routeModern(ctx, c, m, rp, hv)
 	}
 	if m.Kind == decode.Call && string(m.Method) == "initialize" {
-		c.version = negotiate(rp.protoVer)
+		c.version = proto.Negotiate(rp.ProtoVer)
 		if !h.stateless {
 			sess, ok := h.openSession(ctx)
 			if !ok {
@@ -354,12 +362,12 @@ func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 	}
 	sid := ctx.Request.Header.Peek("Mcp-Session-Id")
 	if len(sid) == 0 {
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
 		return false
 	}
 	sess := h.lookupOrAdopt(sid)
 	if sess == nil {
-		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
+		httpx.Error(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 		return false
 	}
 	sess.active.Add(1) // busy until finishRequest, which touches it: it cannot expire meanwhile
@@ -385,10 +393,10 @@ func (h *HTTPHandler) finishRequest(c *call) {
 }
 
 // blocking reports whether the request may block, so runs on a worker.
-func (h *HTTPHandler) blocking(m *decode.Message, rp *reqParams) bool {
+func (h *HTTPHandler) blocking(m *decode.Message, rp *proto.Params) bool {
 	switch string(m.Method) {
 	case "tools/call":
-		t := h.srv.toolIdx[string(text(nil, rp.name, rp.nameEsc))]
+		t := h.srv.toolIdx[string(proto.Text(nil, rp.Name, rp.NameEsc))]
 		return t != nil && !t.Inline
 	case "resources/read", "prompts/get", methodListen:
 		return true
@@ -397,9 +405,9 @@ func (h *HTTPHandler) blocking(m *decode.Message, rp *reqParams) bool {
 }
 
 // serveCall runs a request and answers it.
-func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *reqParams, body []byte) {
+func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params, body []byte) {
 	c.http.resumable = c.sess != nil && !c.modern
-	c.http.prime = c.http.resumable && atLeast(c.version, Version20251125)
+	c.http.prime = c.http.resumable && proto.AtLeast(c.version, Version20251125)
 	if !h.blocking(m, rp) {
 		c.http.inline = true
 		out := ctx.Response.SwapBody(nil)[:0]
@@ -421,7 +429,7 @@ func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Mes
 		go c.Run()
 	}
 	var mode uint8
-	var st *stream
+	var st *sse.Stream
 	for mode == modeUndecided {
 		<-c.http.sig
 		c.mu.Lock()
@@ -468,15 +476,19 @@ func (c *call) finish(out []byte) {
 	switch {
 	case st == nil:
 	case cancelled:
-		st.abandon()
+		st.Abandon()
 	default:
-		_ = st.send(out, true)
+		_ = st.Send(out, true)
 	}
 	select {
 	case c.http.sig <- struct{}{}:
 	default:
 	}
 }
+
+// Cancel and Release make a call the Owner of its stream (sse.Owner).
+func (c *call) Cancel() bool { return c.cancel() }
+func (c *call) Release()     { c.release() }
 
 // release drops one of the two holds on a blocking call.
 func (c *call) release() {
@@ -502,17 +514,17 @@ func (h *HTTPHandler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
 	}
 	ctx.Response.SwapBody(out[:0])
 	if len(out) > 0 {
-		_ = st.send(out, true)
+		_ = st.Send(out, true)
 	}
 	h.answerStream(ctx, c, st)
 }
 
 // answerStream answers with the request's event stream.
-func (h *HTTPHandler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *stream) {
+func (h *HTTPHandler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *sse.Stream) {
 	sseHeaders(ctx)
 	gen := c.http.gen
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.serve(w, nc, gen) })
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 func sseHeaders(ctx *fasthttp.RequestCtx) {
@@ -538,7 +550,7 @@ type httpCall struct {
 	opened    bool // initialize opened its session
 	status    int  // of a JSON answer, when not 200 (call.failed)
 	mode      uint8
-	st        *stream
+	st        *sse.Stream
 	gen       uint64 // st's first connection
 	sig       chan struct{}
 	body, out []byte
@@ -552,19 +564,19 @@ func (c *call) sendEvent(msg []byte) error {
 	if err != nil {
 		return err
 	}
-	return st.send(msg, false)
+	return st.Send(msg, false)
 }
 
 // ensureStream returns the call's stream, starting it (and telling the
 // request's goroutine) when it has none yet.
-func (c *call) ensureStream() (*stream, error) {
+func (c *call) ensureStream() (*sse.Stream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.http.st != nil {
 		return c.http.st, nil
 	}
 	if c.http.mode != modeUndecided || c.http.h == nil {
-		return nil, errStreamDone // answered as JSON already: a message after the result
+		return nil, sse.ErrDone // answered as JSON already: a message after the result
 	}
 	h := c.http.h
 	var sess *session
@@ -573,10 +585,10 @@ func (c *call) ensureStream() (*stream, error) {
 	}
 	st := h.newStream(sess, c.http.prime, false)
 	if !c.http.resumable && !c.http.inline {
-		st.owner = c // a lost connection cancels c (the stream holds it until then)
+		st.SetOwner(c) // a lost connection cancels c (the stream holds it until then)
 		c.http.refs.Add(1)
 	}
-	c.http.gen = st.attach(c.http.prime, false, 0)
+	c.http.gen = st.Attach(c.http.prime, false, 0)
 	c.http.st, c.http.mode = st, modeSSE
 	if c.http.sig != nil {
 		select {
@@ -596,7 +608,7 @@ func (c *call) closeStream() bool {
 	if err != nil {
 		return false
 	}
-	st.cutConn()
+	st.CutConn()
 	return true
 }
 

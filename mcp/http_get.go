@@ -6,6 +6,9 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
@@ -17,18 +20,18 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 		h.notAllowed(ctx) // no sessions, no standalone stream
 		return nil
 	}
-	if hv := ctx.Request.Header.Peek("Mcp-Protocol-Version"); len(hv) > 0 && !isSupported(hv) {
-		httpRPCError(ctx, fasthttp.StatusBadRequest, nil, unsupportedVersion(hv))
+	if hv := ctx.Request.Header.Peek("Mcp-Protocol-Version"); len(hv) > 0 && !proto.IsSupported(hv) {
+		httpx.RPCError(ctx, fasthttp.StatusBadRequest, nil, unsupportedVersion(hv))
 		return nil
 	}
 	sid := ctx.Request.Header.Peek("Mcp-Session-Id")
 	if len(sid) == 0 {
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Mcp-Session-Id header is required")
 		return nil
 	}
 	sess := h.lookupOrAdopt(sid)
 	if sess == nil {
-		httpError(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
+		httpx.Error(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 	}
 	return sess
 }
@@ -36,8 +39,8 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 // get opens the session's standalone stream, or resumes a stream with
 // Last-Event-ID.
 func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
-	if !hasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
-		httpError(ctx, fasthttp.StatusNotAcceptable, nil, -32600, "Not Acceptable: the client must accept text/event-stream")
+	if !httpx.HasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
+		httpx.Error(ctx, fasthttp.StatusNotAcceptable, nil, -32600, "Not Acceptable: the client must accept text/event-stream")
 		return
 	}
 	sess := h.sessionFor(ctx)
@@ -50,26 +53,24 @@ func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	st := sess.standaloneStream()
-	st.mu.Lock()
-	busy := st.gen != 0
-	st.mu.Unlock()
+	busy := st.Busy()
 	if busy {
-		httpError(ctx, fasthttp.StatusConflict, nil, -32600, "Conflict: the session's stream is already open")
+		httpx.Error(ctx, fasthttp.StatusConflict, nil, -32600, "Conflict: the session's stream is already open")
 		return
 	}
-	h.streamTo(ctx, st, st.attach(st.prime, false, 0))
+	h.streamTo(ctx, st, st.Attach(st.Prime(), false, 0))
 }
 
 // resume serves a GET with Last-Event-ID: the stream it names, of this
 // session only, from the event after it.
 func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byte) {
-	id, seq, ok := parseEventID(last)
+	id, seq, ok := sse.ParseEventID(last)
 	if !ok {
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID is not an event id of this server")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID is not an event id of this server")
 		return
 	}
 	if st := sess.stream(id); st != nil {
-		gen := st.attach(false, true, seq)
+		gen := st.Attach(false, true, seq)
 		if gen == 0 {
 			ctx.SetStatusCode(fasthttp.StatusNoContent) // ended, nothing more: clients stop reconnecting
 			return
@@ -90,9 +91,9 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 	switch {
 	case err != nil:
 		h.log.Warn("mcp: event store replay failed", "err", err)
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Event store unavailable")
 	case !found:
-		httpError(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
+		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID names no stream of this session")
 	case len(events) == 0:
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	default:
@@ -102,10 +103,10 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 }
 
 // streamTo answers with the stream, on its connection of generation gen.
-func (h *HTTPHandler) streamTo(ctx *fasthttp.RequestCtx, st *stream, gen uint64) {
+func (h *HTTPHandler) streamTo(ctx *fasthttp.RequestCtx, st *sse.Stream, gen uint64) {
 	sseHeaders(ctx)
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.serve(w, nc, gen) })
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 // delete ends a session.
@@ -128,7 +129,7 @@ func (h *HTTPHandler) lookup(id []byte) *session {
 // openSession makes the session of an initialize, within MaxSessions.
 func (h *HTTPHandler) openSession(ctx *fasthttp.RequestCtx) (*session, bool) {
 	if int(h.count.Load()) >= h.maxSessions && !h.makeRoom() {
-		httpError(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Too many sessions")
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Too many sessions")
 		return nil, false
 	}
 	return h.newSession(), true

@@ -26,11 +26,33 @@ package mcp
 import (
 	"context"
 	"time"
+
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 )
 
 // maxEndedStreams is how many ended streams a session keeps resumable
 // (their events stay in the EventStore until it drops them).
 const maxEndedStreams = 16
+
+// newStream makes a stream of the endpoint; of sess when it is resumable.
+func (h *HTTPHandler) newStream(sess *session, prime, standalone bool) *sse.Stream {
+	var ss sse.Session // nil, not a nil *session: not resumable
+	if sess != nil {
+		ss = sess
+	}
+	st := sse.New(&h.events, ss, h.streamIDs.Add(1), prime, standalone)
+	if sess != nil {
+		sess.addStream(st)
+	}
+	return st
+}
+
+// The session as its streams see it (sse.Session).
+func (s *session) ID() string             { return s.id }
+func (s *session) Ended() <-chan struct{} { return s.done }
+func (s *session) Hold()                  { s.active.Add(1) }
+func (s *session) Unhold()                { s.touch(); s.active.Add(-1) }
 
 // newSession makes a session of the endpoint; it is not yet in the table.
 func (h *HTTPHandler) newSession() *session {
@@ -40,38 +62,35 @@ func (h *HTTPHandler) newSession() *session {
 func (s *session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
 // addStream records a new resumable stream, dropping the oldest ended ones.
-func (s *session) addStream(st *stream) {
+func (s *session) addStream(st *sse.Stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.streams[st.id] = st
+	s.streams[st.ID()] = st
 	for id, old := range s.streams { // at most a few live ones are skipped
 		if len(s.streams) <= maxEndedStreams+4 {
 			break
 		}
-		old.mu.Lock()
-		done := old.done
-		old.mu.Unlock()
-		if done && old != s.standalone {
+		if old.Done() && old != s.standalone {
 			delete(s.streams, id)
 		}
 	}
 }
 
-func (s *session) stream(id uint64) *stream {
+func (s *session) stream(id uint64) *sse.Stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.streams[id]
 }
 
 // standaloneStream returns the session's GET stream, made on first use.
-func (s *session) standaloneStream() *stream {
+func (s *session) standaloneStream() *sse.Stream {
 	s.mu.Lock()
 	st := s.standalone
 	s.mu.Unlock()
 	if st != nil {
 		return st
 	}
-	st = s.h.newStream(s, atLeast(s.versionOr(Version20250326), Version20251125), true)
+	st = s.h.newStream(s, proto.AtLeast(s.versionOr(Version20250326), Version20251125), true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {
@@ -86,7 +105,7 @@ func (s *session) send(ctx context.Context, msg []byte) error {
 	if c := callOf(ctx); c != nil && c.sess == s && c.http.h != nil {
 		return c.sendEvent(msg)
 	}
-	return s.standaloneStream().send(msg, false)
+	return s.standaloneStream().Send(msg, false)
 }
 
 // close ends the session: its calls are cancelled, its streams end, its

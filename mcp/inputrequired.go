@@ -32,6 +32,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // The methods a server may ask the client (InputRequest.Method).
@@ -311,18 +312,18 @@ func (st *inputState) read(c *call, method string, params []byte) {
 		k, v := it.Key(), it.Value()
 		switch {
 		case decode.KeyEquals(k, "name") || decode.KeyEquals(k, "uri"):
-			s, esc := str(v)
-			st.bind.name = string(text(nil, s, esc))
+			s, esc := proto.Str(v)
+			st.bind.name = string(proto.Text(nil, s, esc))
 		case decode.KeyEquals(k, "arguments"):
 			st.bind.args = v
 		case decode.KeyEquals(k, "inputResponses"):
 			st.err = st.readResponses(v)
 		case decode.KeyEquals(k, "requestState"):
-			s, esc := str(v)
+			s, esc := proto.Str(v)
 			if s == nil {
 				st.err = st.refuse("requestState is a string")
 			}
-			state = text(nil, s, esc)
+			state = proto.Text(nil, s, esc)
 		}
 		if st.err != nil {
 			return

@@ -25,6 +25,8 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 )
 
 const (
@@ -61,7 +63,7 @@ type listener struct {
 	end  chan struct{} // closed to end it gracefully (endListeners)
 	once sync.Once     // closes end
 	gone chan struct{} // closed once its handler has let go
-	st   *stream       // its HTTP event stream, as the handler left it
+	st   *sse.Stream   // its HTTP event stream, as the handler left it
 }
 
 // EnableListChanged declares listChanged for the tools, prompts and
@@ -208,7 +210,7 @@ func (s *Server) registerListen() {
 // listenStream serves subscriptions/listen: it answers only when the
 // subscription ends.
 func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	switch {
@@ -300,18 +302,10 @@ func (s *Server) endListeners(ctx context.Context, h *HTTPHandler) {
 		case <-ctx.Done():
 			return
 		}
-		for l.st != nil && !l.st.isDone() && ctx.Err() == nil && time.Now().Before(give) {
+		for l.st != nil && !l.st.Done() && ctx.Err() == nil && time.Now().Before(give) {
 			time.Sleep(2 * time.Millisecond) // a reading client's writer takes the result at once
 		}
 	}
-}
-
-// isDone reports whether the stream's final event was written (or the
-// stream given up).
-func (s *stream) isDone() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.done
 }
 
 // Listeners returns the number of open subscriptions/listen streams.

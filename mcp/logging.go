@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // LogLevel is a syslog severity as MCP names them, debug lowest.
@@ -88,7 +89,7 @@ func (s *Server) EnableLogging() error {
 }
 
 func (s *Server) setLevel(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {

@@ -1,7 +1,7 @@
 package mcp
 
 // NOTE: the MCP methods, as raw handlers of the Server's engine. Each reads
-// the members of params it needs in place (params.go) and appends its
+// the members of params it needs in place (internal/proto) and appends its
 // result with the shape of the revision the request is served as. The
 // answers that do not change while serving are built once (server.go).
 
@@ -11,6 +11,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // MCP's error codes (besides JSON-RPC's).
@@ -73,15 +74,15 @@ func knownMethod(method []byte) bool {
 // here on a stream transport (own: release it with end), whose revision
 // the params' _meta decides. It fails for a Modern request whose
 // metadata is wrong.
-func (s *Server) begin(ctx context.Context, params []byte, p *reqParams) (c *call, own bool, err error) {
-	p.parse(params)
+func (s *Server) begin(ctx context.Context, params []byte, p *proto.Params) (c *call, own bool, err error) {
+	p.Parse(params)
 	s.freeze()
 	if c = callOf(ctx); c != nil {
 		return c, false, c.modernCheck(ctx, params)
 	}
 	c = s.getCall(ctx)
 	c.sess = sessionOf(ctx)
-	if p.hasVersion {
+	if p.HasVersion {
 		c.modern, c.version = true, Modern
 		if err = checkModern(p); err == nil {
 			err = c.modernCheck(ctx, params)
@@ -99,31 +100,31 @@ func (s *Server) end(c *call, own bool) {
 }
 
 // checkModern checks a Modern request's metadata.
-func checkModern(p *reqParams) error {
+func checkModern(p *proto.Params) error {
 	switch {
-	case p.versionBad || string(p.version) != Modern:
-		return unsupportedVersion(p.version)
-	case !p.hasCaps:
+	case p.VersionBad || string(p.Version) != Modern:
+		return unsupportedVersion(p.Version)
+	case !p.HasCaps:
 		return dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
-			[]byte(`"_meta[\"`+metaCaps+`\"] is required"`))
+			[]byte(`"_meta[\"`+proto.MetaCaps+`\"] is required"`))
 	}
 	return nil
 }
 
 // unsupportedVersion is UnsupportedProtocolVersionError for requested.
 func unsupportedVersion(requested []byte) error {
-	data := append([]byte(`{"supported":`+supportedJSON+`,"requested":`), encode.AppendStringBytes(nil, requested)...)
+	data := append([]byte(`{"supported":`+proto.SupportedJSON+`,"requested":`), encode.AppendStringBytes(nil, requested)...)
 	return dispatch.NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version", append(data, '}'))
 }
 
 func (s *Server) initialize(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if c.modern {
 		return dst, err // removed in 2026-07-28
 	}
-	v := negotiate(p.protoVer)
+	v := proto.Negotiate(p.ProtoVer)
 	c.version, c.modern = v, false
 	if c.sess != nil {
 		c.sess.setVersion(v)
@@ -133,7 +134,7 @@ func (s *Server) initialize(ctx context.Context, params, dst []byte) ([]byte, er
 }
 
 func (s *Server) ping(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
@@ -143,7 +144,7 @@ func (s *Server) ping(ctx context.Context, params, dst []byte) ([]byte, error) {
 }
 
 func (s *Server) discover(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, _ := s.begin(ctx, params, &p) // answered whatever the revision: it is the probe
 	s.end(c, own)
 	return append(dst, s.built.discover...), nil
@@ -151,7 +152,7 @@ func (s *Server) discover(ctx context.Context, params, dst []byte) ([]byte, erro
 
 // list answers one of the list methods from its built bytes.
 func (s *Server) list(ctx context.Context, params, dst []byte, lists *[2][]byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
@@ -180,21 +181,21 @@ func invalidParams(text string) error {
 }
 
 func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
 		return dst, err
 	}
-	name := text(c.scratch, p.name, p.nameEsc)
+	name := proto.Text(c.scratch, p.Name, p.NameEsc)
 	t := s.toolIdx[string(name)]
 	if t == nil {
-		if p.name == nil {
+		if p.Name == nil {
 			return dst, invalidParams("tools/call needs the name of a tool")
 		}
 		return dst, invalidParams("Unknown tool: " + string(name))
 	}
-	c.setToken(p.token)
+	c.setToken(p.Token)
 	c.setID(dispatch.RequestID(ctx))
 	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
 		c.sess.calls.add(c)
@@ -209,7 +210,7 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 	}
 	start := len(dst)
 	c.input.begin("tools/call", params, start)
-	dst, err = t.serve(c, p.arguments, dst)
+	dst, err = t.serve(c, p.Arguments, dst)
 	switch {
 	case c.input.asked():
 		return c.input.answer(dst)
@@ -220,13 +221,13 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 }
 
 func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
 		return dst, err
 	}
-	uri := string(text(c.scratch, p.uri, p.uriEsc))
+	uri := string(proto.Text(c.scratch, p.URI, p.URIEsc))
 	var read func(ctx context.Context, uri string) ([]ResourceContents, error)
 	if r := s.resIdx[uri]; r != nil {
 		read = r.Read
@@ -234,7 +235,7 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 		read = s.templateRead(uri)
 	}
 	if read == nil {
-		if p.uri == nil {
+		if p.URI == nil {
 			return dst, invalidParams("resources/read needs a uri")
 		}
 		data := encode.AppendString([]byte(`{"uri":`), uri)
@@ -272,18 +273,18 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 }
 
 func (s *Server) promptsGet(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
 		return dst, err
 	}
-	name := text(c.scratch, p.name, p.nameEsc)
+	name := proto.Text(c.scratch, p.Name, p.NameEsc)
 	pr := s.promptIdx[string(name)]
 	if pr == nil {
 		return dst, invalidParams("Unknown prompt: " + string(name))
 	}
-	args, err := promptArgs(p.arguments)
+	args, err := promptArgs(p.Arguments)
 	if err != nil {
 		return dst, err
 	}
@@ -345,10 +346,10 @@ func (s *Server) initialized(ctx context.Context, _, dst []byte) ([]byte, error)
 }
 
 func (s *Server) cancelled(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
-	p.parse(params)
-	if sess := sessionOf(ctx); sess != nil && p.requestID != nil {
-		sess.calls.cancel(p.requestID)
+	var p proto.Params
+	p.Parse(params)
+	if sess := sessionOf(ctx); sess != nil && p.RequestID != nil {
+		sess.calls.cancel(p.RequestID)
 	}
 	return dst, nil
 }

@@ -12,6 +12,7 @@ import (
 	"reflect"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
 	"github.com/valyala/fasthttp"
 )
@@ -46,7 +47,7 @@ func mirrored(ctx *fasthttp.RequestCtx, id []byte) (method, name []byte, ok bool
 	}
 	for i, n := range seen {
 		if n > 1 {
-			httpRPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch,
+			httpx.RPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch,
 				"Header mismatch: the "+names[i]+" header is given more than once", nil))
 			return nil, nil, false
 		}
@@ -67,7 +68,7 @@ func (h *HTTPHandler) checkParams(ctx *fasthttp.RequestCtx, id, name, args []byt
 	}
 	for i := range t.headers {
 		if why := paramheader.Check(&ctx.Request.Header, &t.headers[i], args); why != "" {
-			httpRPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch, "Header mismatch: "+why, nil))
+			httpx.RPCError(ctx, fasthttp.StatusBadRequest, id, dispatch.NewError(CodeHeaderMismatch, "Header mismatch: "+why, nil))
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // Implementation names a server (serverInfo in initialize's result).
@@ -184,7 +185,7 @@ func (s *Server) build() {
 		b.resources[i] = s.appendList(resultStart(nil, modern), "resources", len(s.resources), func(dst []byte, i int) []byte { return s.resources[i].appendDesc(dst) })
 		b.prompts[i] = s.appendList(resultStart(nil, modern), "prompts", len(s.prompts), func(dst []byte, i int) []byte { return s.prompts[i].appendDesc(dst) })
 	}
-	d := append(cacheHints(resultStart(nil, true), listTTL, "public"), `"supportedVersions":`+supportedJSON+`,"capabilities":`...)
+	d := append(cacheHints(resultStart(nil, true), listTTL, "public"), `"supportedVersions":`+proto.SupportedJSON+`,"capabilities":`...)
 	d = append(d, s.taskCaps(s.modernCaps(b.caps))...)
 	d = append(append(d, `,"_meta":{"io.modelcontextprotocol/serverInfo":`...), b.info...)
 	d = append(d, '}')

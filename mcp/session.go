@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 )
 
 type sessKey struct{}
@@ -15,7 +17,7 @@ type sessKey struct{}
 // connection.
 type session struct {
 	id          string
-	ver         atomic.Int32 // 1 + the index of the negotiated revision in legacyVersions; 0: none yet
+	ver         atomic.Int32 // 1 + the index of the negotiated revision in proto.Legacy; 0: none yet
 	initialized atomic.Bool
 	calls       inflight   // its calls in progress, for notifications/cancelled
 	ext         sessionExt // its logging level (session_ext.go)
@@ -30,9 +32,9 @@ type session struct {
 
 	mu         sync.Mutex
 	closed     bool
-	streams    map[uint64]*stream // by stream id: live ones and the last ended ones
-	ended      []uint64           // ended streams, oldest first
-	standalone *stream            // the GET stream, once asked for
+	streams    map[uint64]*sse.Stream // by stream id: live ones and the last ended ones
+	ended      []uint64               // ended streams, oldest first
+	standalone *sse.Stream            // the GET stream, once asked for
 }
 
 // sessionOf returns the session of a handler's context: its call's, or
@@ -46,7 +48,7 @@ func sessionOf(ctx context.Context) *session {
 }
 
 func (s *session) setVersion(v string) {
-	for i, l := range legacyVersions {
+	for i, l := range proto.Legacy {
 		if l == v {
 			s.ver.Store(int32(i + 1))
 		}
@@ -60,7 +62,7 @@ func (s *session) versionOr(def string) string {
 		return def
 	}
 	if i := s.ver.Load(); i > 0 {
-		return legacyVersions[i-1]
+		return proto.Legacy[i-1]
 	}
 	return def
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 const metaLogLevel = "io.modelcontextprotocol/logLevel"
@@ -81,10 +82,10 @@ func (m *callMeta) read(meta []byte) error {
 	for it.Next() {
 		k, v := it.Key(), it.Value()
 		switch {
-		case decode.KeyEquals(k, metaCaps):
+		case decode.KeyEquals(k, proto.MetaCaps):
 			m.caps = v
 		case decode.KeyEquals(k, metaLogLevel):
-			name, esc := str(v)
+			name, esc := proto.Str(v)
 			l, ok := logLevelOf(name)
 			if esc || !ok {
 				return dispatch.NewError(encode.CodeInvalidParams, "Invalid params",

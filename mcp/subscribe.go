@@ -12,6 +12,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 func (s *Server) subscribe(ctx context.Context, params, dst []byte) ([]byte, error) {
@@ -23,16 +24,16 @@ func (s *Server) unsubscribe(ctx context.Context, params, dst []byte) ([]byte, e
 }
 
 func (s *Server) subscription(ctx context.Context, params, dst []byte, on bool) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
 		return dst, err
 	}
-	if p.uri == nil {
+	if p.URI == nil {
 		return dst, invalidParams("a subscription needs a uri")
 	}
-	uri := string(text(c.scratch, p.uri, p.uriEsc))
+	uri := string(proto.Text(c.scratch, p.URI, p.URIEsc))
 	sess := c.sess
 	if sess == nil {
 		return emptyResult(dst, c.modern), nil // nobody to notify later

@@ -12,6 +12,7 @@ import (
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 const methodTaskNotify = "notifications/tasks"
@@ -62,7 +63,7 @@ func (s *Server) taskCaps(caps []byte) []byte {
 }
 
 // taskOf begins a tasks/* call and finds its task.
-func (s *Server) taskOf(ctx context.Context, params []byte, p *reqParams) (c *call, own bool, t *task, err error) {
+func (s *Server) taskOf(ctx context.Context, params []byte, p *proto.Params) (c *call, own bool, t *task, err error) {
 	c, own, err = s.begin(ctx, params, p)
 	switch {
 	case err != nil:
@@ -71,18 +72,18 @@ func (s *Server) taskOf(ctx context.Context, params []byte, p *reqParams) (c *ca
 		return c, own, nil, methodNotFound() // the extension is 2026-07-28's
 	case !hasExtension(c.meta.caps, ExtensionTasks):
 		return c, own, nil, c.failed(missingTasks())
-	case p.taskID == nil:
-		if p.taskIDBad {
+	case p.TaskID == nil:
+		if p.TaskIDBad {
 			return c, own, nil, invalidParams("taskId is a string")
 		}
 		return c, own, nil, invalidParams("the request needs the taskId of a task")
 	}
-	t, err = s.tasks.get(text(nil, p.taskID, p.taskIDEsc))
+	t, err = s.tasks.get(proto.Text(nil, p.TaskID, p.TaskIDEsc))
 	return c, own, t, err
 }
 
 func (s *Server) tasksGet(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, t, err := s.taskOf(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
@@ -94,7 +95,7 @@ func (s *Server) tasksGet(ctx context.Context, params, dst []byte) ([]byte, erro
 }
 
 func (s *Server) tasksUpdate(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, t, err := s.taskOf(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
@@ -129,7 +130,7 @@ func (s *Server) tasksUpdate(ctx context.Context, params, dst []byte) ([]byte, e
 }
 
 func (s *Server) tasksCancel(ctx context.Context, params, dst []byte) ([]byte, error) {
-	var p reqParams
+	var p proto.Params
 	c, own, t, err := s.taskOf(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
