@@ -67,7 +67,7 @@ func (e *connError) Is(t error) bool {
 
 // lost is the error of the calls in flight on a connection lost with err,
 // which closes the client.
-func lost(err error) error { return &connError{err: err, closed: true} }
+func lost(err error) error              { return &connError{err: err, closed: true} }
 func errFraming(k frame.Kind) error     { return errors.New("client: unknown framing " + k.String()) }
 func badResponse(r decode.Reason) error { return &badResponseError{r} }
 

@@ -118,12 +118,12 @@ type wsTransport struct {
 	sender
 	url     string
 	tls     *tls.Config
-	hdr     []byte    // static header lines
-	tok     TokenFunc // nil: no credential
+	hdr     []byte            // static header lines
+	tok     TokenFunc         // nil: no credential
 	nc      *ws.HandshakeConn // replaced under mu on a redial
-	wt      time.Duration // write timeout (0: none)
-	keys    *rand.ChaCha8 // mask keys, under mu
-	closeBy atomic.Int64  // once a close frame is queued (closed), the deadline of every write (Unix ns)
+	wt      time.Duration     // write timeout (0: none)
+	keys    *rand.ChaCha8     // mask keys, under mu
+	closeBy atomic.Int64      // once a close frame is queued (closed), the deadline of every write (Unix ns)
 }
 
 func (t *wsTransport) openFrame(b []byte) []byte {

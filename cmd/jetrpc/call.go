@@ -107,9 +107,9 @@ type callConfig struct {
 	timeout time.Duration
 	listen  time.Duration
 	method  string
-	params  []byte      // a JSON array or object; nil: left out
-	tls     *tls.Config // nil: plain (tls.go)
-	header  []string        // --header lines (call_auth.go)
+	params  []byte           // a JSON array or object; nil: left out
+	tls     *tls.Config      // nil: plain (tls.go)
+	header  []string         // --header lines (call_auth.go)
 	token   client.TokenFunc // --token-file, --jwt-secret; nil: none
 }
 
