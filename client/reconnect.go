@@ -218,3 +218,11 @@ func or[T int | time.Duration](v, def T) T {
 	}
 	return v
 }
+
+// setFailFast makes begin fail at once while redialling (a Pool's
+// endpoints).
+func (s *sender) setFailFast() {
+	s.mu.Lock()
+	s.failFast = true
+	s.mu.Unlock()
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/client"
+	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
 )
 
@@ -19,6 +20,7 @@ type killable struct {
 	t    *testing.T
 	addr string
 	http bool
+	eng  func(t testing.TB) *dispatch.Engine // nil: newEngine
 	mu   sync.Mutex
 	stop func()
 }
@@ -48,10 +50,14 @@ func (k *killable) start() {
 		Serve(net.Listener) error
 		Shutdown(context.Context) error
 	}
+	eng := newEngine
+	if k.eng != nil {
+		eng = k.eng
+	}
 	if k.http {
-		srv = netserver.NewHTTP(newEngine(k.t), &netserver.Options{Logger: quiet})
+		srv = netserver.NewHTTP(eng(k.t), &netserver.Options{Logger: quiet})
 	} else {
-		srv = netserver.New(newEngine(k.t), &netserver.Options{Logger: quiet})
+		srv = netserver.New(eng(k.t), &netserver.Options{Logger: quiet})
 	}
 	done := make(chan struct{})
 	go func() { defer close(done); srv.Serve(ln) }()
