@@ -8,7 +8,9 @@ package client
 // failure then ejects it again; a success clears its record). A call of
 // a method the RetryPolicy declares idempotent fails over to another
 // endpoint on a transport error (attempts and budget as for a Client),
-// and is hedged (hedge.go) when PoolOptions asks for it. A call of any
+// after the policy's backoff (so that the other connections to a server
+// that just died notice it first), and is hedged (hedge.go) when
+// PoolOptions asks for it. A call of any
 // other method is sent once; it moves to another endpoint only when its
 // endpoint refused it before sending anything (ErrDisconnected, a closed
 // client, a refused dial). The endpoints' clients keep their own
@@ -43,8 +45,10 @@ type PoolOptions struct {
 	// Balance: PowerOfTwo (default) or LeastPending.
 	Balance Balance
 	// Retry declares the idempotent methods and bounds their failover:
-	// MaxAttempts endpoints at most (the next one tried at once), and the
-	// Budget, which hedges draw on too. Nil: no method is idempotent;
+	// MaxAttempts endpoints at most (after its Backoff), and the Budget,
+	// which hedges draw on too. When an endpoint dies, every call in
+	// flight on it needs a retry at once: for none of them to fail,
+	// BudgetBurst must cover the calls in flight. Nil: no method is idempotent;
 	// every call is sent once.
 	Retry *RetryPolicy
 	// HedgeAfter turns hedging on: an idempotent call unanswered after
@@ -205,6 +209,11 @@ func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, pa
 				continue
 			}
 			p.retries.Add(1)
+			// A short wait: the other connections to a server that just
+			// died notice it meanwhile, and are not picked.
+			if !sleepCtx(ctx, p.retry.wait(n)) {
+				continue
+			}
 		default:
 			p.failed.Add(1)
 			return dst, err

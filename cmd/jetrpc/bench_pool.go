@@ -103,7 +103,9 @@ func (pb *poolBench) dialPool(ctx context.Context, c *compare.Config) (*client.P
 	}
 	popts := &client.PoolOptions{HedgeAfter: pb.hedgeAfter}
 	if pb.idempotent {
-		popts.Retry = &client.RetryPolicy{Idempotent: []string{"*"}}
+		// Every call in flight on an endpoint that dies is retried at
+		// once: the burst covers them.
+		popts.Retry = &client.RetryPolicy{Idempotent: []string{"*"}, BudgetBurst: c.Conns*c.Pipeline + 10}
 	}
 	p, err := client.NewPool(cs, popts)
 	return p, addrs, err
