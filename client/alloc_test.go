@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/frame"
@@ -150,5 +151,54 @@ func TestNotifyAllocs(t *testing.T) {
 	}
 	if err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPoolAllocs: a call through a Pool, and through a client with
+// headers, a token, reconnect and a retry policy set, allocates nothing
+// on the happy path (no failure, no hedge), counting the servers' side
+// (in this process) too.
+func TestPoolAllocs(t *testing.T) {
+	checkGoroutines(t)
+	ctx := context.Background()
+	retry := &client.RetryPolicy{Idempotent: []string{"subtract"}}
+	opts := &client.Options{Header: []string{"X-Api-Key: k"}, Reconnect: &client.Reconnect{}, Retry: retry}
+	var cs []*client.Client
+	for range 3 {
+		cs = append(cs, dialTCP(t, startTCP(t).addr, opts))
+	}
+	p, err := client.NewPool(cs[:3], &client.PoolOptions{Retry: retry, HedgeAfter: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 0, 64)
+	params := []byte(`[42,23]`)
+	f := func(name string, call func() ([]byte, error)) {
+		t.Helper()
+		var err error
+		run := func() { dst, err = call() }
+		for range 100 {
+			run()
+		}
+		if n := testing.AllocsPerRun(1000, run); n != 0 {
+			t.Errorf("%s: %v allocs per call, want 0", name, n)
+		}
+		if err != nil || string(dst) != "19" {
+			t.Errorf("%s: %s %v", name, dst, err)
+		}
+	}
+	f("client with options", func() ([]byte, error) { return cs[0].CallRaw(ctx, dst[:0], "subtract", params) })
+	jwt, _ := client.JWT(make([]byte, 32))
+	h, err := client.DialHTTP(startHTTP(t).url, testOptions(&client.Options{Header: opts.Header, Token: jwt, Retry: retry}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeOnCleanup(t, h)
+	f("HTTP with a header and a JWT", func() ([]byte, error) { return h.CallRaw(ctx, dst[:0], "subtract", params) })
+	f("pool, hedging on", func() ([]byte, error) { return p.CallRaw(ctx, dst[:0], "subtract", params) })
+	f("pool, not idempotent", func() ([]byte, error) { return p.CallRaw(ctx, dst[:0], "sum", []byte(`[12,7]`)) })
+	args, r := &subArgs{42, 23}, 0
+	if n := testing.AllocsPerRun(1000, func() { err = p.Call(ctx, "subtract", args, &r) }); n != 0 || err != nil || r != 19 {
+		t.Errorf("pool Call: %v allocs per call, want 0 (%d, %v)", n, r, err)
 	}
 }

@@ -148,33 +148,34 @@ func answered(err error) bool {
 // pending.
 func (b *Batch) send(ctx context.Context, ps []*call, ids []uint64) error {
 	c := b.c
+	m, err := c.t.begin(ctx)
+	if err != nil {
+		return err
+	}
 	for i, p := range ps {
 		if err := c.register(p); err != nil {
 			for _, q := range ps[:i] {
 				c.settle(q)
 			}
+			c.t.abort(m)
 			return err
 		}
 	}
-	m, err := c.t.begin()
-	if err == nil {
-		start := len(m.b)
-		m.b = encode.AppendBatchStart(m.b)
-		i := 0
-		for _, it := range b.items {
-			m.b = encode.AppendBatchSep(m.b, start)
-			params := b.params[it.start:it.end]
-			if it.call == nil {
-				m.b = encode.AppendNotification(m.b, it.method, params)
-				continue
-			}
-			m.b = encode.AppendRequest(m.b, ps[i].idBytes(), it.method, params)
-			i++
+	start := len(m.b)
+	m.b = encode.AppendBatchStart(m.b)
+	i := 0
+	for _, it := range b.items {
+		m.b = encode.AppendBatchSep(m.b, start)
+		params := b.params[it.start:it.end]
+		if it.call == nil {
+			m.b = encode.AppendNotification(m.b, it.method, params)
+			continue
 		}
-		m.b = encode.AppendBatchEnd(m.b)
-		err = c.t.send(ctx, m, ids)
+		m.b = encode.AppendRequest(m.b, ps[i].idBytes(), it.method, params)
+		i++
 	}
-	if err != nil {
+	m.b = encode.AppendBatchEnd(m.b)
+	if err = c.t.send(ctx, m, ids); err != nil {
 		for _, p := range ps {
 			c.settle(p)
 		}

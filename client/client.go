@@ -29,6 +29,11 @@ type Client struct {
 	cancelNotify bool
 	max          int
 	trace        TraceContextFunc // nil: no trace context sent (trace.go)
+	token        TokenFunc        // nil: no credential (auth.go)
+	retry        *retrier         // nil: every call sent once (retry.go)
+	rc           *Reconnect       // nil: a lost connection closes the client (reconnect.go)
+	state        atomic.Int32     // a State
+	hooks        sync.WaitGroup   // OnReconnect hooks running
 
 	nextID  atomic.Uint64
 	dropped atomic.Uint64
@@ -54,8 +59,11 @@ const inboundQueue = 64
 // transport carries the messages of a Client.
 type transport interface {
 	// begin returns the buffer to append one message to, for the caller
-	// alone until it calls send (on a stream it holds the write lock).
-	begin() (*outMsg, error)
+	// alone until it calls send (on a stream it holds the write lock, so
+	// that a call registered after begin is on the connection it is
+	// written to). While a redialled connection is down it waits up to
+	// ctx, or fails with ErrDisconnected at once when ctx is nil.
+	begin(ctx context.Context) (*outMsg, error)
 	// send sends the message appended to m.b since begin. ids are the
 	// calls it carries; HTTP completes the ones its reply did not answer.
 	// On a stream, send may return before the bytes are written by
@@ -86,6 +94,8 @@ func newClient(t transport, opts *Options) *Client {
 		cancelNotify: opts.cancelNotify(),
 		max:          opts.maxMessage(),
 		trace:        opts.traceContext(),
+		token:        opts.token(),
+		retry:        newRetrier(opts.retryPolicy()),
 		done:         make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(context.Background(), handlerKey{}, c))
@@ -114,10 +124,7 @@ func (c *Client) CallRaw(ctx context.Context, dst []byte, method string, params 
 	}
 	p := c.getCall()
 	p.Dst = dst
-	err := c.do(ctx, p, method, params, nil)
-	if err == nil {
-		err = p.Err
-	}
+	err := c.call(ctx, p, method, params, nil)
 	res := p.Res
 	putCall(p)
 	if err != nil {
@@ -165,10 +172,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	}
 	p := c.getCall()
 	p.Dst = p.buf[:0]
-	err := c.do(ctx, p, method, nil, params)
-	if err == nil {
-		err = p.Err
-	}
+	err := c.call(ctx, p, method, nil, params)
 	if err == nil {
 		p.buf = p.Res[:0]
 		err = rpcmsg.DecodeResult(p.Res, result)
@@ -185,7 +189,7 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, err := c.t.begin()
+	m, err := c.t.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -210,8 +214,26 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.fail(ErrClosed)
 		c.closeErr = c.t.close()
+		c.hooks.Wait()
 	})
 	return c.closeErr
+}
+
+// call sends the call p and waits for its answer, then, when the retry
+// policy covers the method and the error, again (retry.go). On return p
+// holds the answer, and its error is returned.
+func (c *Client) call(ctx context.Context, p *call, method string, raw []byte, params any) error {
+	if c.retry != nil {
+		c.retry.budget.depositCall()
+	}
+	err := c.do(ctx, p, method, raw, params)
+	if err == nil {
+		err = p.Err
+	}
+	if err != nil && c.retry != nil {
+		err = c.retryCall(ctx, p, method, raw, params, err)
+	}
+	return err
 }
 
 // do sends the call p and waits for its answer. The params are raw, or
@@ -219,12 +241,20 @@ func (c *Client) Close() error {
 // returns nil, p.Res or p.Err holds the answer; otherwise p is no longer
 // pending. Either way nobody else touches p afterwards.
 func (c *Client) do(ctx context.Context, p *call, method string, raw []byte, params any) error {
-	if err := c.register(p); err != nil {
+	if err := c.send(ctx, p, method, raw, params); err != nil {
 		return err
 	}
-	m, err := c.t.begin()
+	return c.wait(ctx, p)
+}
+
+// send registers the call p and sends it; on error p is not pending.
+func (c *Client) send(ctx context.Context, p *call, method string, raw []byte, params any) error {
+	m, err := c.t.begin(ctx)
 	if err != nil {
-		c.settle(p)
+		return err
+	}
+	if err := c.register(p); err != nil {
+		c.t.abort(m)
 		return err
 	}
 	if params == nil {
@@ -239,7 +269,7 @@ func (c *Client) do(ctx context.Context, p *call, method string, raw []byte, par
 		c.settle(p)
 		return err
 	}
-	return c.wait(ctx, p)
+	return nil
 }
 
 // wait waits for the answer to p, or for ctx: then p is abandoned (unless
@@ -260,7 +290,7 @@ func (c *Client) sendCancel(id []byte) {
 	}
 	var buf [32]byte
 	params := append(append(append(buf[:0], `{"id":`...), id...), '}')
-	m, err := c.t.begin()
+	m, err := c.t.begin(nil) // not while disconnected: the call was on the lost connection
 	if err != nil {
 		return
 	}

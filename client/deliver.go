@@ -164,7 +164,7 @@ func (c *Client) write(msg []byte) {
 	if !c.t.stream() {
 		return
 	}
-	m, err := c.t.begin()
+	m, err := c.t.begin(nil) // an answer for a lost connection is dropped
 	if err != nil {
 		return
 	}

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 
@@ -36,16 +37,37 @@ var (
 	// HTTP status).
 	ErrBadHandshake = httpc.ErrBadHandshake
 
+	// ErrConnectionLost is wrapped by the error of every call that was in
+	// flight when its connection was lost: the server may or may not have
+	// handled it. Without Options.Reconnect the client is then closed and
+	// the error wraps ErrClosed too; with it, the connection is redialled
+	// and only the calls in flight fail (those the retry policy covers are
+	// sent again).
+	ErrConnectionLost = errors.New("client: connection lost")
+	// ErrDisconnected is returned at once, without sending anything, by a
+	// call made while the client redials with Reconnect.FailFast set.
+	ErrDisconnected = errors.New("client: disconnected (reconnecting)")
+
 	errBatchSent = errors.New("client: batch already sent")
 )
 
-// connError is the error of the calls pending when the connection was lost.
-type connError struct{ err error }
+// connError is the error of the calls pending when the connection was
+// lost: ErrConnectionLost, and ErrClosed too when the client is closed
+// with it (no reconnect).
+type connError struct {
+	err    error
+	closed bool
+}
 
-func (e *connError) Error() string      { return "client: connection lost: " + e.err.Error() }
-func (e *connError) Unwrap() error      { return e.err }
-func (e *connError) Is(t error) bool    { return t == ErrClosed }
-func lost(err error) error              { return &connError{err} }
+func (e *connError) Error() string { return "client: connection lost: " + e.err.Error() }
+func (e *connError) Unwrap() error { return e.err }
+func (e *connError) Is(t error) bool {
+	return t == ErrConnectionLost || t == ErrClosed && e.closed
+}
+
+// lost is the error of the calls in flight on a connection lost with err,
+// which closes the client.
+func lost(err error) error              { return &connError{err: err, closed: true} }
 func errFraming(k frame.Kind) error     { return errors.New("client: unknown framing " + k.String()) }
 func badResponse(r decode.Reason) error { return &badResponseError{r} }
 
@@ -62,7 +84,11 @@ type HTTPError struct {
 }
 
 func (e *HTTPError) Error() string {
-	return "client: HTTP status " + strconv.Itoa(e.StatusCode)
+	s := "client: HTTP status " + strconv.Itoa(e.StatusCode)
+	if body := bytes.TrimSpace(e.Body); len(body) > 0 {
+		s += ": " + strconv.Quote(clipText(body))
+	}
+	return s
 }
 
 // CloseError is the error (wrapped, with ErrClosed) of the calls pending on

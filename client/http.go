@@ -47,10 +47,14 @@ func DialHTTP(url string, opts *Options) (*Client, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, errors.New("client: DialHTTP: want an http or https URL with a host, got " + url)
 	}
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	hdr, _ := headerLines(opts.header())
 	hc, err := httpc.New(u, httpc.Options{
 		TLS:         opts.tlsConfig(),
 		UserAgent:   userAgent,
-		Header:      "Content-Type: application/json\r\n",
+		Header:      "Content-Type: application/json\r\n" + hdr,
 		MaxConns:    maxConns,
 		MaxConnWait: maxConnWait,
 		IdleTimeout: opts.idleTimeout(),
@@ -103,7 +107,7 @@ func (t *httpTransport) putResponse(r *httpResp) {
 
 func (t *httpTransport) stream() bool { return false }
 
-func (t *httpTransport) begin() (*outMsg, error) {
+func (t *httpTransport) begin(context.Context) (*outMsg, error) {
 	if t.closed.Load() {
 		if err := t.c.closedErr(); err != nil {
 			return nil, err
@@ -143,17 +147,20 @@ func (t *httpTransport) send(ctx context.Context, m *outMsg, ids []uint64) error
 func (t *httpTransport) post(ctx context.Context, m *outMsg, ids []uint64) error {
 	r := t.getResponse()
 	r.hdr = t.c.appendTraceHeaders(ctx, r.hdr[:0])
-	dl, hasDeadline := ctx.Deadline()
-	err := t.hc.Post(r.hdr, m.b, &r.Response, dl)
-	switch {
-	case err == nil:
-		err = t.reply(&r.Response, ids)
-	case ctx.Err() != nil:
-		err = ctx.Err()
-	case hasDeadline && errors.Is(err, httpc.ErrTimeout):
-		err = context.DeadlineExceeded // ours, a moment before ctx's timer
-	case errors.Is(err, httpc.ErrClosed):
-		err = ErrClosed // Close ran while the request waited for a connection
+	var err error
+	if r.hdr, err = t.c.appendAuthHeader(ctx, r.hdr); err == nil {
+		dl, hasDeadline := ctx.Deadline()
+		err = t.hc.Post(r.hdr, m.b, &r.Response, dl)
+		switch {
+		case err == nil:
+			err = t.reply(&r.Response, ids)
+		case ctx.Err() != nil:
+			err = ctx.Err()
+		case hasDeadline && errors.Is(err, httpc.ErrTimeout):
+			err = context.DeadlineExceeded // ours, a moment before ctx's timer
+		case errors.Is(err, httpc.ErrClosed):
+			err = ErrClosed // Close ran while the request waited for a connection
+		}
 	}
 	t.putResponse(r)
 	t.putBuf(m)

@@ -56,6 +56,26 @@ type Options struct {
 	// a client certificate (package tlsconfig's Client reads both from
 	// files). It is not changed; an empty ServerName means the host dialled.
 	TLS *tls.Config
+	// Header holds header lines "Name: value" sent with every HTTP
+	// request and WebSocket handshake (an API key, say). A line without a
+	// colon, or with a CR or LF, is an error of the Dial function.
+	Header []string
+	// Token supplies a credential, asked for afresh each time one is sent
+	// (a rotating credential, a JWT with a fresh iat: see JWT and
+	// BearerToken). Over HTTP and WebSocket it goes in "Authorization:
+	// Bearer TOKEN" of every request and of every handshake; over a
+	// stream (Dial, NewStdio) in the rpc.authenticate call sent first on
+	// each connection, as a jetrpc server started with --jwt-secret or
+	// --tokens expects. NewConn sends none. Nil: no credential.
+	Token TokenFunc
+	// Reconnect, set on a client of Dial or DialWebSocket, redials a lost
+	// connection (see Reconnect). Nil: a lost connection closes the
+	// client.
+	Reconnect *Reconnect
+	// Retry sends calls of the methods it declares idempotent again after
+	// a transport error or an error code it lists (see RetryPolicy). Nil:
+	// every call is sent once.
+	Retry *RetryPolicy
 }
 
 // Defaults of Options.
@@ -100,8 +120,14 @@ func (o *Options) framing() frame.Kind {
 
 // check reports options that cannot work.
 func (o *Options) check() error {
-	if o != nil && o.Framing > frame.Len32 {
+	if o == nil {
+		return nil
+	}
+	if o.Framing > frame.Len32 {
 		return errFraming(o.Framing)
+	}
+	if _, err := headerLines(o.Header); err != nil {
+		return err
 	}
 	return nil
 }
@@ -152,4 +178,25 @@ func timeout(d, def time.Duration) time.Duration {
 		return 0
 	}
 	return d
+}
+
+func (o *Options) header() []string {
+	if o == nil {
+		return nil
+	}
+	return o.Header
+}
+
+func (o *Options) token() TokenFunc {
+	if o == nil {
+		return nil
+	}
+	return o.Token
+}
+
+func (o *Options) retryPolicy() *RetryPolicy {
+	if o == nil {
+		return nil
+	}
+	return o.Retry
 }

@@ -35,10 +35,15 @@ var callPool = sync.Pool{New: func() any { return new(call) }}
 // getCall returns an entry with a fresh id.
 func (c *Client) getCall() *call {
 	p := callPool.Get().(*call)
+	p.renew(c)
+	return p
+}
+
+// renew gives p a fresh id, for another attempt.
+func (p *call) renew(c *Client) {
 	p.id = c.nextID.Add(1)
 	p.ids[0] = p.id
 	p.idLen = uint8(len(strconv.AppendUint(p.idBuf[:0], p.id, 10)))
-	return p
 }
 
 func putCall(p *call) {
@@ -63,6 +68,7 @@ func (c *Client) settle(p *call) { c.calls.Settle(p.id, &p.Call) }
 func (c *Client) fail(err error) {
 	if c.calls.Close(err) {
 		close(c.done)
+		c.setState(Closed)
 	}
 	c.cancel()
 }

@@ -10,6 +10,12 @@ package client
 // hand-off, and many concurrent calls share writes. The queue is bounded
 // by maxQueued: past it, callers wait for the flusher. The transport
 // supplies the framing and the writes (framer).
+//
+// With Options.Reconnect, a lost connection puts the sender down
+// (reconnect.go): begin then waits for the next connection (or fails fast)
+// instead of queueing, and install swaps the connection in once the
+// flush on the old one has ended, so no byte meant for one connection is
+// written on another.
 
 import (
 	"context"
@@ -32,10 +38,9 @@ type framer interface {
 }
 
 type sender struct {
-	c    *Client
-	f    framer
-	conn io.Closer
-	max  int
+	c   *Client
+	f   framer
+	max int
 
 	mu     sync.Mutex
 	room   sync.Cond      // signalled when a write ends
@@ -44,29 +49,70 @@ type sender struct {
 	closed bool           // nothing more may be queued
 	err    error          // a write failed
 	idle   chan struct{}  // closed when the flush in progress ends
+	cc     *connCloser    // the connection
 
-	closeOnce sync.Once
-	closeErr  error
-	readDone  chan struct{} // closed when the reader goroutine ends
+	// With Options.Reconnect (reconnect.go).
+	redials  bool          // a lost connection is redialled
+	failFast bool          // begin fails at once while down
+	down     bool          // the connection is lost; a new one is being dialled
+	up       chan struct{} // closed when down ends (nil: not down)
+
+	readDone chan struct{} // closed when the reader goroutine ends
+}
+
+// connCloser closes one connection once.
+type connCloser struct {
+	c    io.Closer
+	once sync.Once
+	err  error
+}
+
+func (cc *connCloser) close() error {
+	cc.once.Do(func() { cc.err = cc.c.Close() })
+	return cc.err
 }
 
 func (s *sender) init(f framer, conn io.Closer, max int) {
-	s.f, s.conn, s.max = f, conn, max
+	s.f, s.cc, s.max = f, &connCloser{c: conn}, max
 	s.room.L = &s.mu
 	s.readDone = make(chan struct{})
 }
 
 func (s *sender) stream() bool { return true }
 
-func (s *sender) begin() (*outMsg, error) {
+func (s *sender) begin(ctx context.Context) (*outMsg, error) {
 	s.mu.Lock()
-	for s.q.Flushing() && len(s.q.Out) >= maxQueued && !s.closed && s.err == nil {
-		s.room.Wait()
-	}
-	if s.closed || s.err != nil {
-		err := s.err
+	for {
+		for s.q.Flushing() && len(s.q.Out) >= maxQueued && !s.closed && s.err == nil && !s.down {
+			s.room.Wait()
+		}
+		lost := s.closed || s.err != nil || s.down
+		if !lost {
+			break
+		}
+		if !s.redials || s.c.closedErr() != nil {
+			err := s.err
+			s.mu.Unlock()
+			return nil, s.closedErr(err)
+		}
+		// Lost, or about to be found lost by the reader: wait for the
+		// next connection.
+		if ctx == nil || s.failFast {
+			s.mu.Unlock()
+			return nil, ErrDisconnected
+		}
+		if s.up == nil {
+			s.up = make(chan struct{})
+		}
+		up := s.up
 		s.mu.Unlock()
-		return nil, s.closedErr(err)
+		select {
+		case <-up:
+		case <-s.c.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
 	}
 	m := &s.msg
 	m.b = s.q.Out
@@ -88,6 +134,9 @@ func (s *sender) closedErr(writeErr error) error {
 		return err
 	}
 	if writeErr != nil {
+		if s.redials {
+			return &connError{err: writeErr}
+		}
 		return lost(writeErr)
 	}
 	return ErrClosed
@@ -116,8 +165,10 @@ func (s *sender) kick() error {
 	}
 	s.mu.Unlock()
 	if err != nil {
-		s.c.fail(lost(err))
-		s.closeConn()
+		if !s.redials {
+			s.c.fail(lost(err))
+		}
+		s.closeConn() // the reader finds the connection lost
 		return s.closedErr(err)
 	}
 	return nil
@@ -150,7 +201,10 @@ func (s *sender) idleChan() chan struct{} {
 	return s.idle
 }
 
+// closeConn closes the current connection.
 func (s *sender) closeConn() error {
-	s.closeOnce.Do(func() { s.closeErr = s.conn.Close() })
-	return s.closeErr
+	s.mu.Lock()
+	cc := s.cc
+	s.mu.Unlock()
+	return cc.close()
 }

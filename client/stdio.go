@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -20,7 +21,9 @@ const exitGrace = 5 * time.Second
 // Close closes the child's stdin and waits for it to exit, killing it if it
 // has not exited within 5 seconds; Close then returns the error of
 // cmd.Wait, if the child was not killed. When the child exits on its own,
-// the pending calls fail as for a lost connection.
+// the pending calls fail as for a lost connection. With Options.Token, the
+// rpc.authenticate call is answered (or refused: an error wrapping
+// ErrUnauthenticated) before NewStdio returns, within 10 seconds.
 func NewStdio(cmd *exec.Cmd, opts *Options) (*Client, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -47,7 +50,13 @@ func NewStdio(cmd *exec.Cmd, opts *Options) (*Client, error) {
 		outR.Close()
 		return nil, err
 	}
-	return NewConn(&procConn{cmd: cmd, r: outR, w: inW}, opts), nil
+	st := newStream(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
+	if err := st.open(ctx, &procConn{cmd: cmd, r: outR, w: inW}); err != nil {
+		return nil, err
+	}
+	return st.start(opts), nil
 }
 
 // procConn is the byte stream to a child process: its stdout and stdin.
@@ -63,6 +72,12 @@ type procConn struct {
 func (p *procConn) Read(b []byte) (int, error)         { return p.r.Read(b) }
 func (p *procConn) Write(b []byte) (int, error)        { return p.w.Write(b) }
 func (p *procConn) SetWriteDeadline(t time.Time) error { return p.w.SetWriteDeadline(t) }
+
+// SetDeadline sets the deadline of reads and writes (the rpc.authenticate
+// call of Options.Token).
+func (p *procConn) SetDeadline(t time.Time) error {
+	return errors.Join(p.r.SetReadDeadline(t), p.w.SetWriteDeadline(t))
+}
 
 // Close closes the child's stdin, waits for it to exit (killing it after
 // exitGrace) and closes its stdout.

@@ -30,41 +30,99 @@ type deadlineWriter interface {
 type stream struct {
 	sender
 	rwc  io.ReadWriteCloser
+	fr   *frame.Reader // of rwc
 	kind frame.Kind
 	wd   deadlineWriter // nil: no write timeout
 	wt   time.Duration
+	dial func(ctx context.Context) (io.ReadWriteCloser, error) // nil: no redial
+	tok  TokenFunc
 }
+
+// dialTimeout bounds a redial and the rpc.authenticate call of NewStdio.
+const dialTimeout = 10 * time.Second
 
 // Dial connects to addr on the named network ("tcp", "tcp4", "tcp6",
 // "unix", ...) with net.Dialer and returns a client on the connection, over
 // TLS when Options.TLS is set. ctx bounds the dialing (and the TLS
-// handshake) only.
+// handshake, and the rpc.authenticate call of Options.Token) only. With
+// Options.Reconnect the client dials addr again whenever the connection is
+// lost.
 func Dial(ctx context.Context, network, addr string, opts *Options) (*Client, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	nc, err := dialStream(ctx, network, addr, opts.tlsConfig())
+	cfg := opts.tlsConfig()
+	dial := func(ctx context.Context) (io.ReadWriteCloser, error) { return dialStream(ctx, network, addr, cfg) }
+	s := newStream(opts)
+	rwc, err := dial(ctx)
+	if err == nil {
+		err = s.open(ctx, rwc)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return NewConn(nc, opts), nil
+	if opts.reconnect() != nil {
+		s.dial = dial
+	}
+	return s.start(opts), nil
 }
 
 // NewConn returns a client speaking over rw, any byte stream, with the
 // framing of opts. The client owns rw and closes it on Close. A write
 // timeout applies when rw has a SetWriteDeadline method (a net.Conn).
-// NewConn panics on an unknown Options.Framing.
+// NewConn sends no credential (Options.Token) and does not reconnect.
+// NewConn panics on an unknown Options.Framing or header line.
 func NewConn(rw io.ReadWriteCloser, opts *Options) *Client {
 	if err := opts.check(); err != nil {
 		panic(err.Error())
 	}
-	s := &stream{rwc: rw, kind: opts.framing()}
-	s.init(s, rw, opts.maxMessage())
-	if wd, ok := rw.(deadlineWriter); ok && opts.writeTimeout() > 0 && wd.SetWriteDeadline(time.Time{}) == nil {
-		s.wd, s.wt = wd, opts.writeTimeout()
+	s := newStream(opts)
+	s.tok = nil
+	s.open(context.Background(), rw)
+	return s.start(opts)
+}
+
+func newStream(opts *Options) *stream {
+	s := &stream{kind: opts.framing(), wt: opts.writeTimeout(), tok: opts.token()}
+	s.max = opts.maxMessage()
+	return s
+}
+
+// open readies the connection rw (authenticating it when asked to) and
+// makes it the stream's: before the client starts, or, redialled, while
+// the stream is down (install).
+func (s *stream) open(ctx context.Context, rw io.ReadWriteCloser) error {
+	fr := frame.NewReader(rw, s.kind, s.max)
+	if s.tok != nil {
+		drw, ok := rw.(deadlineReadWriter)
+		if !ok {
+			rw.Close()
+			return errors.New("client: Options.Token: the stream takes no deadlines")
+		}
+		if err := authenticate(ctx, drw, fr, s.kind, s.tok); err != nil {
+			rw.Close()
+			return err
+		}
 	}
+	var wd deadlineWriter
+	if w, ok := rw.(deadlineWriter); ok && s.wt > 0 && w.SetWriteDeadline(time.Time{}) == nil {
+		wd = w
+	}
+	if s.c == nil { // not started yet
+		s.rwc, s.fr, s.wd = rw, fr, wd
+		return nil
+	}
+	return s.install(rw, func() { s.rwc, s.fr, s.wd = rw, fr, wd })
+}
+
+// start makes the client of an opened stream and starts its reader.
+func (s *stream) start(opts *Options) *Client {
+	s.init(s, s.rwc, s.max)
 	c := newClient(s, opts)
 	s.c = c
+	if s.dial != nil {
+		s.enableRedial(opts.reconnect())
+	}
 	go s.readLoop()
 	return c
 }
@@ -104,11 +162,31 @@ func (s *stream) close() error {
 }
 
 // readLoop delivers the frames read until the stream fails or is closed,
-// then closes the client.
+// then closes the client, or, with Options.Reconnect, redials and goes on.
 func (s *stream) readLoop() {
 	defer close(s.readDone)
 	st := newInState(s.max)
-	fr := frame.NewReader(s.rwc, s.kind, s.max)
+	for {
+		s.mu.Lock()
+		fr := s.fr
+		s.mu.Unlock()
+		err := s.read(st, fr)
+		if !s.redials || s.c.closedErr() != nil {
+			s.mu.Lock()
+			s.closed = true // a message sent from now on fails at once
+			s.room.Broadcast()
+			s.mu.Unlock()
+		}
+		redial := s.lose(err)
+		s.closeConn()
+		if !redial || !s.redialLoop(s.redial) {
+			return
+		}
+	}
+}
+
+// read delivers the frames of fr until it fails; it returns the error.
+func (s *stream) read(st *inState, fr *frame.Reader) error {
 	for {
 		msg, err := fr.Next()
 		if err != nil {
@@ -117,14 +195,17 @@ func (s *stream) readLoop() {
 				e := *tl
 				err = &e
 			}
-			s.mu.Lock()
-			s.closed = true // a message sent from now on fails at once
-			s.room.Broadcast()
-			s.mu.Unlock()
-			s.c.fail(lost(err))
-			s.closeConn()
-			return
+			return err
 		}
 		s.c.deliver(st, msg)
 	}
+}
+
+// redial dials the stream's address again and installs the connection.
+func (s *stream) redial(ctx context.Context) error {
+	rwc, err := s.dial(ctx)
+	if err != nil {
+		return err
+	}
+	return s.open(ctx, rwc)
 }

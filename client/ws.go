@@ -20,9 +20,11 @@ package client
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
 	"errors"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -48,22 +50,59 @@ import (
 // Options.WriteTimeout bounds each write; Options.Framing and IdleTimeout
 // do not apply.
 func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, error) {
-	nc, err := httpc.DialWebSocket(ctx, url, opts.tlsConfig(), userAgent)
-	if err != nil {
-		if errors.Is(err, httpc.ErrBadHandshake) {
-			err = &dialError{"client: DialWebSocket " + url + ": ", err}
-		}
+	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	t := &wsTransport{nc: nc, wt: opts.writeTimeout()}
+	hdr, _ := headerLines(opts.header())
+	t := &wsTransport{url: url, wt: opts.writeTimeout(), tok: opts.token(), tls: opts.tlsConfig(), hdr: []byte(hdr)}
+	nc, err := t.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.nc = nc
 	t.init(t, t.nc, opts.maxMessage())
 	var seed [32]byte
 	crand.Read(seed[:])
 	t.keys = rand.NewChaCha8(seed)
 	c := newClient(t, opts)
 	t.c = c
+	if rc := opts.reconnect(); rc != nil {
+		t.enableRedial(rc)
+	}
 	go t.readLoop()
 	return c, nil
+}
+
+// dial dials the WebSocket and performs the handshake, with a fresh
+// credential.
+func (t *wsTransport) dial(ctx context.Context) (*ws.HandshakeConn, error) {
+	hdr := t.hdr
+	if t.tok != nil {
+		var err error
+		if hdr, err = appendBearer(ctx, t.tok, slices.Clip(hdr)); err != nil {
+			return nil, err
+		}
+	}
+	nc, err := httpc.DialWebSocket(ctx, t.url, httpc.WSOptions{TLS: t.tls, UserAgent: userAgent, Header: hdr})
+	if err != nil {
+		if errors.Is(err, httpc.ErrBadHandshake) {
+			err = &dialError{"client: DialWebSocket " + t.url + ": ", err}
+		}
+		return nil, err
+	}
+	return nc, nil
+}
+
+// redial dials again and installs the connection.
+func (t *wsTransport) redial(ctx context.Context) error {
+	nc, err := t.dial(ctx)
+	if err != nil {
+		return err
+	}
+	return t.install(nc, func() {
+		t.nc = nc
+		t.closeBy.Store(0)
+	})
 }
 
 // dialError prefixes the error of a dial.
@@ -77,10 +116,14 @@ func (e *dialError) Unwrap() error { return e.err }
 
 type wsTransport struct {
 	sender
-	nc      *ws.HandshakeConn
-	wt      time.Duration // write timeout (0: none)
-	keys    *rand.ChaCha8 // mask keys, under mu
-	closeBy atomic.Int64  // once a close frame is queued (closed), the deadline of every write (Unix ns)
+	url     string
+	tls     *tls.Config
+	hdr     []byte            // static header lines
+	tok     TokenFunc         // nil: no credential
+	nc      *ws.HandshakeConn // replaced under mu on a redial
+	wt      time.Duration     // write timeout (0: none)
+	keys    *rand.ChaCha8     // mask keys, under mu
+	closeBy atomic.Int64      // once a close frame is queued (closed), the deadline of every write (Unix ns)
 }
 
 func (t *wsTransport) openFrame(b []byte) []byte {
@@ -92,11 +135,19 @@ func (t *wsTransport) sealFrame(b []byte, mark, start int) []byte {
 }
 
 func (t *wsTransport) writeOut(b []byte) error {
-	err := t.nc.SetWriteDeadline(t.writeDeadline())
+	nc := t.conn()
+	err := nc.SetWriteDeadline(t.writeDeadline())
 	if err == nil {
-		_, err = t.nc.Write(b)
+		_, err = nc.Write(b)
 	}
 	return err
+}
+
+// conn returns the current connection.
+func (t *wsTransport) conn() *ws.HandshakeConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.nc
 }
 
 // mask returns a fresh masking key. t.mu must be held.
@@ -132,7 +183,7 @@ func endWSFrame(b []byte, mark, start int, m ws.Mask) []byte {
 // control queues a control frame (a pong) and writes it out.
 func (t *wsTransport) control(op ws.Opcode, payload []byte) {
 	t.mu.Lock()
-	if t.closed || t.err != nil {
+	if t.closed || t.err != nil || t.down {
 		t.mu.Unlock()
 		return
 	}
@@ -192,60 +243,71 @@ func waitFor(ch <-chan struct{}, timeout <-chan time.Time) bool {
 }
 
 // readLoop delivers the messages read and answers the control frames until
-// the connection fails or is closed, then closes the client.
+// the connection fails or is closed, then closes the client, or, with
+// Options.Reconnect, redials and goes on.
 func (t *wsTransport) readLoop() {
 	defer close(t.readDone)
-	var rd ws.Reader
-	rd.Reset(t.nc, ws.Client, t.max)
 	st := newInState(t.max)
+	var rd ws.Reader
+	for {
+		rd.Reset(t.conn(), ws.Client, t.max)
+		redial := t.read(st, &rd)
+		if !redial || !t.redialLoop(t.redial) {
+			return
+		}
+	}
+}
+
+// read reads one connection until it ends; it reports whether to redial.
+func (t *wsTransport) read(st *inState, rd *ws.Reader) bool {
 	for {
 		op, p, err := rd.Next()
 		switch {
 		case err != nil:
-			t.readFailed(err)
-			return
+			return t.readFailed(err)
 		case op == ws.OpPing:
 			t.control(ws.OpPong, p)
 		case op == ws.OpClose:
 			code, reason := ws.ParseClose(p)
-			t.end(&CloseError{Code: code, Text: string(reason)}, code, "") // the echo
-			return
+			return t.end(&CloseError{Code: code, Text: string(reason)}, code, "") // the echo
 		case op != ws.OpPong:
 			t.c.deliver(st, p)
 		}
 	}
 }
 
-// readFailed ends the client after a read error. A broken rule is
+// readFailed ends the connection after a read error. A broken rule is
 // answered with a close frame: 1009 for the message limit (the calls fail
 // with the *ws.TooLargeError), 1002 for the protocol, 1007 for a text
 // message that is not UTF-8. The end of the stream without a close frame
 // is a *CloseError with CloseAbnormal.
-func (t *wsTransport) readFailed(err error) {
+func (t *wsTransport) readFailed(err error) bool {
 	var tooLarge *ws.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
 		e := *tooLarge
-		t.end(&e, ws.CloseTooBig, "")
+		return t.end(&e, ws.CloseTooBig, "")
 	case errors.Is(err, ws.ErrProtocol):
-		t.end(err, ws.CloseProtocolError, err.Error())
+		return t.end(err, ws.CloseProtocolError, err.Error())
 	case errors.Is(err, ws.ErrInvalidUTF8):
-		t.end(err, ws.CloseInvalidData, err.Error())
+		return t.end(err, ws.CloseInvalidData, err.Error())
 	case err == io.EOF, err == io.ErrUnexpectedEOF:
-		t.end(&CloseError{Code: CloseAbnormal, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
-	default:
-		t.end(err, 0, "")
+		return t.end(&CloseError{Code: CloseAbnormal, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
 	}
+	return t.end(err, 0, "")
 }
 
-// end fails the client with err, sends a close frame with code and reason
-// unless code is 0 (waiting at most closeGrace) and closes the connection.
-func (t *wsTransport) end(err error, code int, reason string) {
-	t.c.fail(lost(err))
+// end fails the calls in flight with err (and the client, unless it
+// redials), sends a close frame with code and reason unless code is 0
+// (waiting at most closeGrace) and closes the connection. It reports
+// whether to redial.
+func (t *wsTransport) end(err error, code int, reason string) bool {
+	redial := t.lose(err)
 	if code != 0 {
 		grace := time.NewTimer(closeGrace)
 		defer grace.Stop()
 		t.sayClose(code, reason, grace.C)
 	}
 	t.closeConn()
+	return redial
 }

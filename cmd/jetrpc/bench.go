@@ -27,6 +27,7 @@ type benchConfig struct {
 	requests string // file of requests, instead of --mix
 	json     bool
 	svg      string
+	pool     *poolBench // non-nil: measure through client.Pool (bench_pool.go)
 }
 
 // runBench runs "jetrpc bench".
@@ -37,6 +38,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 0
 	case err != nil:
 		return 2
+	}
+	if cfg.pool != nil {
+		return runPoolBench(ctx, cfg, stdout, stderr)
 	}
 	rep, err := compare.Run(ctx, &cfg.Config, progressWriter(stderr))
 	if err == nil {
@@ -80,7 +84,13 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 	c := &cfg.Config
 	var framing, methods string
 	var warmup bool
-	fs.StringVar(&c.Target, "target", "", "measure the server at `ADDR` instead of in-process jetrpc and baseline servers\n(host:port; for ws the HTTP listener, path /ws, or a ws:// URL)")
+	fs.StringVar(&c.Target, "target", "", "measure the server at `ADDR` instead of in-process jetrpc and baseline servers\n(host:port; for ws the HTTP listener, path /ws, or a ws:// URL);\nA,B,C (comma-separated): measure them as one, through client.Pool")
+	var idempotent bool
+	var hedgeAfter time.Duration
+	var creds credFlags
+	fs.BoolVar(&idempotent, "idempotent", false, "with --target: the benchmark's methods are safe to repeat (client.Pool fails them over)")
+	fs.DurationVar(&hedgeAfter, "hedge-after", 0, "with --target and --idempotent: send a call unanswered after `DURATION` to a second endpoint too")
+	creds.define(fs, true)
 	fs.StringVar(&c.Transport, "transport", "tcp", "tcp, http or ws (WebSocket, GET /ws on the HTTP listener)")
 	fs.StringVar(&framing, "framing", "ndjson", "TCP framing: ndjson, header or len32")
 	fs.IntVar(&c.Conns, "conns", 32, "connections")
@@ -156,6 +166,26 @@ func parseBench(args []string, stderr io.Writer) (*benchConfig, error) {
 		return fail("--rounds %d: must be at least 1", c.Rounds)
 	case c.Timeout <= 0:
 		return fail("--timeout %v: must be positive", c.Timeout)
+	}
+	if strings.Contains(c.Target, ",") || idempotent || hedgeAfter != 0 || creds.given() {
+		switch {
+		case c.Target == "":
+			return fail("--idempotent, --hedge-after and the credential flags need --target")
+		case hedgeAfter < 0 || hedgeAfter > 0 && !idempotent:
+			return fail("--hedge-after %v: needs --idempotent and a positive duration", hedgeAfter)
+		case given["mix"] && c.Mix != "small" || cfg.requests != "" || c.Reconnect || cfg.svg != "":
+			return fail("--mix, --requests, --reconnect and --svg: not with a pool (--target A,B,C, --idempotent, --hedge-after, credentials)")
+		}
+		cfg.pool = &poolBench{idempotent: idempotent, hedgeAfter: hedgeAfter}
+		for _, t := range strings.Split(c.Target, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				cfg.pool.targets = append(cfg.pool.targets, t)
+			}
+		}
+		if err := creds.apply(&cfg.pool.creds); err != nil {
+			return fail("%v", err)
+		}
+		return cfg, nil
 	}
 	if cfg.requests != "" {
 		c.Requests, err = load.ReadRequestFile(cfg.requests)

@@ -74,6 +74,16 @@ against the system's roots and the host dialled):
   --tls-key FILE   is in this one (servers that require client certificates)
   --tls-insecure   do not check the server's certificate (tests only)
 
+Credentials (over HTTP and WebSocket in the request's headers; over TCP in an
+rpc.authenticate call sent first on the connection):
+  --header 'Name: value'  send this header line (HTTP, WebSocket; repeatable)
+                     jetrpc call --http 127.0.0.1:8080 --header 'X-Api-Key: 123' get_data
+  --token-file FILE  send the bearer token in FILE (jetrpc serve --tokens)
+                     jetrpc call --token-file token.txt sum '[1,2]'
+  --jwt-secret FILE  send an HS256 JWT signed with the hex secret in FILE, with a fresh
+                     iat (go-ethereum's engine API; jetrpc serve --jwt-secret)
+                     jetrpc call --http 127.0.0.1:8551 --jwt-secret jwt.hex eth_syncing
+
 Messages the server sends on its own (notifications, calls) during the call
 or the --listen time are printed to stderr, one line each: "<- " and the
 JSON. Its calls are answered -32601 Method not found. They are handled on a
@@ -97,8 +107,10 @@ type callConfig struct {
 	timeout time.Duration
 	listen  time.Duration
 	method  string
-	params  []byte      // a JSON array or object; nil: left out
-	tls     *tls.Config // nil: plain (tls.go)
+	params  []byte           // a JSON array or object; nil: left out
+	tls     *tls.Config      // nil: plain (tls.go)
+	header  []string         // --header lines (call_auth.go)
+	token   client.TokenFunc // --token-file, --jwt-secret; nil: none
 }
 
 // usageError is a problem with the command line: exit 2.
@@ -149,6 +161,8 @@ func parseCall(args []string, stdin io.Reader, stderr io.Writer) (*callConfig, e
 	fs.DurationVar(&cfg.listen, "listen", 0, "")
 	var tlsFlags tlsClientFlags
 	tlsFlags.define(fs, false)
+	var creds credFlags
+	creds.define(fs, false)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -166,6 +180,11 @@ func parseCall(args []string, stdin io.Reader, stderr io.Writer) (*callConfig, e
 	if err := cfg.checkFlags(given["framing"], framing); err != nil {
 		return nil, err
 	}
+	var o client.Options
+	if err := creds.apply(&o); err != nil {
+		return nil, err
+	}
+	cfg.header, cfg.token = o.Header, o.Token
 	return cfg, cfg.setArgs(fs.Args(), stdin)
 }
 
@@ -318,7 +337,8 @@ func (cfg *callConfig) run(ctx context.Context, stdout, stderr io.Writer) int {
 	cctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	// One request: an idle HTTP connection need not be kept for long.
-	opts := &client.Options{Framing: cfg.framing, Handler: in, Logger: log, IdleTimeout: time.Second, TLS: cfg.tls}
+	opts := &client.Options{Framing: cfg.framing, Handler: in, Logger: log, IdleTimeout: time.Second, TLS: cfg.tls,
+		Header: cfg.header, Token: cfg.token}
 	c, err := cfg.dial(cctx, opts)
 	if err != nil {
 		cfg.report(stderr, cfg.addr, err)

@@ -24,6 +24,7 @@ var ErrBadHandshake = errors.New("bad WebSocket handshake")
 type HandshakeError struct {
 	Status int    // the answer's status
 	Reason string // what was wrong with a 101 answer, if that
+	Body   []byte // the start of the answer's body (at most 512 bytes): the server's message
 }
 
 func (e *HandshakeError) Error() string {
@@ -31,7 +32,23 @@ func (e *HandshakeError) Error() string {
 	if e.Reason != "" {
 		s += ": " + e.Reason
 	}
+	if body := bytes.TrimSpace(e.Body); len(body) > 0 {
+		s += ": " + strconv.Quote(string(body))
+	}
 	return s
+}
+
+// bodyStart reads the start of a refusal's body, at most 512 bytes, when
+// its length is given (a server's "missing credentials", say).
+func (cn *conn) bodyStart(h *Head) []byte {
+	if !h.hasBody() || h.Chunked || h.ContentLength <= 0 {
+		return nil
+	}
+	b, err := cn.readN(nil, int(min(h.ContentLength, 512)))
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 func (e *HandshakeError) Unwrap() error { return ErrBadHandshake }
@@ -39,12 +56,20 @@ func (e *HandshakeError) Unwrap() error { return ErrBadHandshake }
 // wsGUID is the key suffix of RFC 6455's Sec-WebSocket-Accept.
 const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-// DialWebSocket connects to rawURL (ws:// or wss://, over TLS with cfg, nil
-// meaning the system's roots) and performs the opening handshake, all
+// WSOptions configures DialWebSocket.
+type WSOptions struct {
+	TLS       *tls.Config // for wss (nil: the system's roots)
+	UserAgent string      // the User-Agent header (empty: none)
+	Header    []byte      // header lines sent with the handshake, each ending "\r\n"
+}
+
+// DialWebSocket connects to rawURL (ws:// or wss://, over TLS with o.TLS,
+// nil meaning the system's roots) and performs the opening handshake, all
 // within ctx: its end interrupts the handshake and is the error. It
 // returns the connection, which hands out the frames that follow the
 // server's 101 answer from their first byte.
-func DialWebSocket(ctx context.Context, rawURL string, cfg *tls.Config, userAgent string) (*ws.HandshakeConn, error) {
+func DialWebSocket(ctx context.Context, rawURL string, o WSOptions) (*ws.HandshakeConn, error) {
+	cfg := o.TLS
 	u, err := neturl.Parse(rawURL)
 	if err != nil {
 		return nil, err
@@ -66,7 +91,7 @@ func DialWebSocket(ctx context.Context, rawURL string, cfg *tls.Config, userAgen
 		nc.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	err = handshake(hc, u, userAgent)
+	err = handshake(hc, u, &o)
 	if !stop() { // ctx ended: the connection may be unusable
 		nc.Close()
 		return nil, ctx.Err()
@@ -83,7 +108,7 @@ func DialWebSocket(ctx context.Context, rawURL string, cfg *tls.Config, userAgen
 
 // handshake sends the opening handshake for u over hc and checks the
 // answer, reading no byte past it.
-func handshake(hc *ws.HandshakeConn, u *neturl.URL, userAgent string) error {
+func handshake(hc *ws.HandshakeConn, u *neturl.URL, o *WSOptions) error {
 	var key [24]byte
 	var nonce [16]byte
 	crand.Read(nonce[:])
@@ -91,12 +116,13 @@ func handshake(hc *ws.HandshakeConn, u *neturl.URL, userAgent string) error {
 	b := append([]byte("GET "), requestURI(u)...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, u.Host...)
-	if userAgent != "" {
-		b = append(append(b, "\r\nUser-Agent: "...), userAgent...)
+	if o.UserAgent != "" {
+		b = append(append(b, "\r\nUser-Agent: "...), o.UserAgent...)
 	}
 	b = append(b, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "...)
 	b = append(b, key[:]...)
-	b = append(b, "\r\nSec-WebSocket-Version: 13\r\n\r\n"...)
+	b = append(b, "\r\nSec-WebSocket-Version: 13\r\n"...)
+	b = append(append(b, o.Header...), "\r\n"...)
 	if _, err := hc.Write(b); err != nil {
 		return err
 	}
@@ -113,7 +139,7 @@ func handshake(hc *ws.HandshakeConn, u *neturl.URL, userAgent string) error {
 	want := base64.StdEncoding.AppendEncode(nil, sum[:])
 	switch {
 	case h.Status != 101:
-		return &HandshakeError{Status: h.Status}
+		return &HandshakeError{Status: h.Status, Body: cn.bodyStart(&h)}
 	case !hasToken(h.Get("Upgrade"), "websocket"):
 		return &HandshakeError{Status: 101, Reason: "no Upgrade: websocket"}
 	case !hasToken(h.Get("Connection"), "upgrade"):

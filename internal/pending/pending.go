@@ -46,6 +46,12 @@ func (c *Call) Fail(err error) {
 	c.done <- struct{}{}
 }
 
+// Done returns the channel on which c's completion is signalled, for a
+// caller that waits on several calls at once (a hedged call). A receive
+// from it takes the signal: the call is then complete, and the caller must
+// not Wait or Settle it any more. It is nil before c is first registered.
+func (c *Call) Done() <-chan struct{} { return c.done }
+
 // Reset clears Dst, Res and Err for the next use of c, keeping its signal
 // channel.
 func (c *Call) Reset() { c.Dst, c.Res, c.Err = nil, nil, nil }
@@ -156,6 +162,19 @@ func (t *Table) Close(err error) bool {
 		c.Fail(err)
 	}
 	return first
+}
+
+// FailAll fails every call pending with err and leaves t open: a
+// connection that is redialled fails the calls that were in flight on the
+// one it lost.
+func (t *Table) FailAll(err error) {
+	t.mu.Lock()
+	calls := t.calls
+	t.calls = nil
+	t.mu.Unlock()
+	for _, c := range calls {
+		c.Fail(err)
+	}
 }
 
 // Err returns the error t was closed with, or nil while it is open.
