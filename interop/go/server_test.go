@@ -71,7 +71,7 @@ type server struct {
 // args and waits for its listening lines. t.Cleanup stops it with SIGTERM
 // and checks it exits 0 (graceful shutdown), killing it if it does not
 // within stopTimeout.
-func startServer(t *testing.T, args ...string) *server {
+func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
 	s := &server{eof: make(chan struct{})}
 	s.cmd = exec.Command(jetrpcBin, append([]string{"serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)...)
@@ -125,7 +125,7 @@ func startServer(t *testing.T, args ...string) *server {
 
 // stop sends SIGTERM and waits for a graceful exit (code 0). stderr is
 // read to its end before cmd.Wait, which closes the pipe.
-func (s *server) stop(t *testing.T) {
+func (s *server) stop(t testing.TB) {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.eof:
