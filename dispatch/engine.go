@@ -82,6 +82,8 @@ type method struct {
 	inline     bool
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
+	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
+	errTimeout *encode.Error  // the answer to a call over timeout
 	badResult  atomic.Int64   // when an invalid result was last logged (unix ns)
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
@@ -196,12 +198,26 @@ func (e *Engine) Freeze() {
 		}
 		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
 		md := &method{name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
+		e.setTimeout(md, m)
 		md.cost.never.Store(m.CallsPeer)
 		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)
 	e.table = newTable(ms)
 	e.frozen.Store(true)
+}
+
+// setTimeout gives md its bound: m.Timeout, else CallTimeout unless m is
+// Inline; a bound of its own gets an error.data of its own.
+func (e *Engine) setTimeout(md *method, m Method) {
+	switch {
+	case m.Timeout > 0 && m.Timeout != e.callTimeout:
+		md.timeout = m.Timeout
+		t := e.errTimeout
+		md.errTimeout = NewError(t.Code, t.Message, encode.AppendString(nil, "call took longer than "+m.Timeout.String()))
+	case m.Timeout > 0 || !m.Inline:
+		md.timeout, md.errTimeout = e.callTimeout, e.errTimeout
+	}
 }
 
 // Context returns the engine's base context, the parent of every handler's

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"time"
 
 	"github.com/jetrpc/jetrpc/encode"
 )
@@ -91,6 +92,14 @@ type Method struct {
 	// The check scans the result once more: about 1 ns a byte. A wrong
 	// promise sends invalid JSON to the client.
 	TrustedResult bool
+	// Timeout bounds each call and notification of this method (0: the
+	// engine's Options.CallTimeout, also when that is 0), as CallTimeout
+	// does: its context is cancelled when the time is up and the caller
+	// gets the engine's Timeout condition (-32003 by default), with
+	// error.data naming this bound. It applies to an Inline method too.
+	// A timed call costs what context.WithTimeout costs (see
+	// docs/policy.md); a method without a timeout pays nothing.
+	Timeout time.Duration
 }
 
 // CodeResponseTooLarge answers a batch member whose response would take the
