@@ -53,6 +53,8 @@ type Engine struct {
 	methods []Method
 	mws     []Middleware
 	table   table
+	all     []*method    // the frozen methods, by idx
+	sets    []*MethodSet // made before Freeze: compiled by it (policy.go)
 
 	onFreeze []FreezeHook // Freeze's hooks (describe.go)
 
@@ -82,6 +84,8 @@ type method struct {
 	inline     bool
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
+	idx        int            // its index in Engine.all (MethodSet's bit)
+	price      int            // Method.Cost, at least 1
 	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
 	errTimeout *encode.Error  // the answer to a call over timeout
 	badResult  atomic.Int64   // when an invalid result was last logged (unix ns)
@@ -198,12 +202,18 @@ func (e *Engine) Freeze() {
 		}
 		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
 		md := &method{name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
+		md.idx, md.price = len(ms), max(m.Cost, 1)
 		e.setTimeout(md, m)
 		md.cost.never.Store(m.CallsPeer)
 		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)
 	e.table = newTable(ms)
+	e.all = ms
+	for _, set := range e.sets {
+		set.compile(ms)
+	}
+	e.sets = nil
 	e.frozen.Store(true)
 }
 

@@ -100,6 +100,12 @@ type Method struct {
 	// A timed call costs what context.WithTimeout costs (see
 	// docs/policy.md); a method without a timeout pays nothing.
 	Timeout time.Duration
+	// Cost is what a call or notification of this method takes from its
+	// client's rate bucket (netserver/guard's RateLimit; default and
+	// minimum 1): give an expensive method more, as proxyd does for
+	// eth_getLogs. A batch costs the sum of its members'; a call of an
+	// unknown method costs 1.
+	Cost int
 }
 
 // CodeResponseTooLarge answers a batch member whose response would take the

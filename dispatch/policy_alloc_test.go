@@ -4,11 +4,13 @@ package dispatch_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // policyMethods are methods with a policy of their own: a timeout.
@@ -33,6 +35,23 @@ func TestPolicyAllocs(t *testing.T) {
 		}
 		if allocs := testing.AllocsPerRun(1000, func() { dst = e.Process(dst[:0], c.Msg) }); allocs != 0 {
 			t.Errorf("%s: %v allocs, want 0", c.Name, allocs)
+		}
+	}
+	// A connection with a method set and a rate charge, as netserver's.
+	set := e.NewMethodSet([]string{"subtract", "sum", "notify_", "update", "get_data", "echo", "timed_"})
+	c := engineconn.NewConn(e, dispatch.WithMethodSet(context.Background(), set), nil, false)
+	defer c.Close()
+	c.SetCharge(func(int) bool { return true })
+	for _, tc := range bench.Cases() {
+		dst := make([]byte, 0, 8192)
+		for range 10 {
+			dst, _ = c.Try(dst[:0], tc.Msg)
+		}
+		if allocs := testing.AllocsPerRun(1000, func() { dst, _ = c.Try(dst[:0], tc.Msg) }); allocs != 0 {
+			t.Errorf("conn with a set and a charge: %s: %v allocs, want 0", tc.Name, allocs)
+		}
+		if strings.Contains(string(dst), "-32601") {
+			t.Errorf("%s: a method outside the set: %s", tc.Name, dst)
 		}
 	}
 	msg := []byte(`{"jsonrpc":"2.0","method":"timed_echo","params":[1],"id":1}`)

@@ -21,19 +21,32 @@ func (e *Engine) Process(dst, msg []byte) []byte {
 // ProcessContext is Process with ctx as the parent of the handlers' contexts
 // (a server passes a context cancelled on shutdown or disconnect).
 func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
+	return e.process(ctx, nil, dst, msg)
+}
+
+// process is ProcessContext under the policy p (nil: the default).
+func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
 	s := e.getState()
+	s.pol = p
 	start := len(dst)
 	m, err := s.p.Parse(msg)
 	batch := 0
-	if err == nil && m.Kind == decode.Batch {
+	switch {
+	case err == nil && m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
 		e.lookupBatch(s)
-		dst = e.processBatch(ctx, s, dst, len(msg))
-	} else {
-		dst = e.processSingle(ctx, s, dst, m, err)
+		if e.charged(p, s, m, nil, &dst) {
+			dst = e.processBatch(ctx, s, dst, len(msg))
+		}
+	case err != nil:
+		dst = e.processSingle(ctx, s, dst, m, err, nil)
+	default:
+		if md := e.lookup(s, m); e.charged(p, s, m, md, &dst) {
+			dst = e.processSingle(ctx, s, dst, m, nil, md)
+		}
 	}
 	e.putState(s)
 	if e.obs != nil {
@@ -43,21 +56,27 @@ func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
 }
 
 // processSingle answers a message that is not a batch: one that did not
-// parse (err), or one request, response or invalid member (m).
-func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *decode.Message, err error) []byte {
+// parse (err), or one request, response or invalid member (m, of method
+// md: e.lookup's).
+func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *decode.Message, err error, md *method) []byte {
 	if err != nil {
 		return e.appendParseError(s, dst, err)
 	}
 	s.cc.parent = ctx
-	return e.processOne(&s.cc, dst, m, e.lookup(m))
+	return e.processOne(&s.cc, dst, m, md)
 }
 
-// lookup returns the method a Call or Notification names, or nil.
-func (e *Engine) lookup(m *decode.Message) *method {
+// lookup returns the method a Call or Notification names, or nil; a
+// method outside s's MethodSet is none.
+func (e *Engine) lookup(s *state, m *decode.Message) *method {
 	if m.Kind != decode.Call && m.Kind != decode.Notification {
 		return nil
 	}
-	return e.table.lookup(m.Method)
+	md := e.table.lookup(m.Method)
+	if md != nil && !s.pol.serves(md) {
+		return nil
+	}
+	return md
 }
 
 // processOne appends the response to one classified message, if one is due;
