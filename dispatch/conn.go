@@ -22,13 +22,13 @@ func init() { engineconn.SetNewConn(newConn) }
 // conn is the engine as one connection's transport sees it: see
 // engineconn.Conn.
 type conn struct {
-	pub     engineconn.Conn // what the transport holds; its Impl is this conn
-	e       *Engine
-	peer    Peer // valid when peer.send is set: kept inside, it costs no allocation
-	cancel  context.CancelFunc
-	ctx     connCtx // the handlers' context
-	rctx    connCtx // the same, marked as the reading goroutine's
-	pol     *policy // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
+	pub    engineconn.Conn // what the transport holds; its Impl is this conn
+	e      *Engine
+	peer   Peer // valid when peer.send is set: kept inside, it costs no allocation
+	cancel context.CancelFunc
+	ctx    connCtx // the handlers' context
+	rctx   connCtx // the same, marked as the reading goroutine's
+	pol    *policy // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
 }
 
 var _ engineconn.Impl = (*conn)(nil)

@@ -149,7 +149,7 @@ func TestMethodCost(t *testing.T) {
 	for msg, want := range map[string]int{
 		`{"jsonrpc":"2.0","method":"costly","id":1}`: 10, `{"jsonrpc":"2.0","method":"x"}`: 1,
 		`[{"jsonrpc":"2.0","method":"costly"},{"jsonrpc":"2.0","method":"sum","id":1},1]`: 12,
-		`{"jsonrpc":"2.0","result":1,"id":1}`: 0, `{`: 1,
+		`{"jsonrpc":"2.0","result":1,"id":1}`:                                             0, `{`: 1,
 	} {
 		if got := e.MessageCost([]byte(msg)); got != want {
 			t.Errorf("MessageCost(%s) = %d, want %d", msg, got, want)

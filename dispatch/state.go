@@ -30,7 +30,7 @@ type state struct {
 	scratch []byte
 	handles []reqCtx // the calls' contexts still to be handed out from handles[hnext:] (context.go)
 	hnext   int
-	routed  routed // the message parsed here and routed to run elsewhere (route.go)
+	routed  routed  // the message parsed here and routed to run elsewhere (route.go)
 	pol     *policy // the message's policy (policy.go; nil: the default)
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
