@@ -46,6 +46,7 @@ type Engine struct {
 	fanOut       int
 	callTimeout  time.Duration
 	reuseCtx     bool
+	strict       bool // Options.StrictParams
 	log          *slog.Logger
 
 	mu      sync.Mutex
@@ -102,6 +103,7 @@ func New(opts *Options) *Engine {
 		fanOut:       opts.batchFanOut(),
 		callTimeout:  opts.callTimeout(),
 		reuseCtx:     opts != nil && opts.ReuseContexts,
+		strict:       opts != nil && opts.StrictParams,
 		log:          opts.logger(),
 		obs:          opts.observer(),
 		epoch:        time.Now(),
@@ -197,6 +199,9 @@ func (e *Engine) Freeze() {
 	ms := make([]*method, 0, len(e.methods))
 	for _, m := range e.withHooks() {
 		h := m.Handler
+		if m.StrictParams || e.strict {
+			h = strictOf(h)
+		}
 		for i := len(e.mws) - 1; i >= 0; i-- {
 			h = e.mws[i](m.Name, h)
 		}

@@ -106,6 +106,14 @@ type Method struct {
 	// eth_getLogs. A batch costs the sum of its members'; a call of an
 	// unknown method costs 1.
 	Cost int
+	// StrictParams makes a [Typed] handler of a struct (or *struct) P
+	// refuse named params with a member that fills no field of P (matched
+	// as encoding/json matches names): -32602 with error.data
+	// {"param":NAME,"error":"unknown member"}, as jrpc2's StrictFields;
+	// by default such members are ignored, as encoding/json ignores them.
+	// Options.StrictParams turns it on for every method. Other handlers
+	// are unaffected.
+	StrictParams bool
 }
 
 // CodeResponseTooLarge answers a batch member whose response would take the

@@ -156,3 +156,32 @@ func TestMethodCost(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictParams: with StrictParams (per method or per engine) an
+// unknown member of named params is -32602 naming it; without, ignored.
+func TestStrictParams(t *testing.T) {
+	type args struct {
+		A int    `json:"a"`
+		B string `json:"b,omitempty"`
+	}
+	add := dispatch.Typed(func(_ context.Context, p args) (int, error) { return p.A + len(p.B), nil })
+	e := newDemo(t, nil, dispatch.Method{Name: "strict", Handler: add, StrictParams: true},
+		dispatch.Method{Name: "lax", Handler: add})
+	f := func(e *dispatch.Engine, msg, want string) {
+		t.Helper()
+		if out := e.Process(nil, []byte(msg)); string(out) != want {
+			t.Errorf("%s\n got %s\nwant %s", msg, out, want)
+		}
+	}
+	unknown := func(name string) string {
+		return `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params","data":{"param":"` + name + `","error":"unknown member"}}}`
+	}
+	f(e, `{"jsonrpc":"2.0","method":"strict","params":{"a":1,"bogus":2},"id":1}`, unknown("bogus"))
+	f(e, `{"jsonrpc":"2.0","method":"strict","params":{"a":1,"b\u0078":2},"id":1}`, unknown("bx"))
+	f(e, `{"jsonrpc":"2.0","method":"strict","params":{"A":1,"b":"xy"},"id":1}`, `{"jsonrpc":"2.0","id":1,"result":3}`)
+	f(e, `{"jsonrpc":"2.0","method":"strict","params":[1,"x"],"id":1}`, `{"jsonrpc":"2.0","id":1,"result":2}`)
+	f(e, `{"jsonrpc":"2.0","method":"lax","params":{"a":1,"bogus":2},"id":1}`, `{"jsonrpc":"2.0","id":1,"result":1}`)
+	all := newDemo(t, &dispatch.Options{StrictParams: true}, dispatch.Method{Name: "lax", Handler: add})
+	f(all, `{"jsonrpc":"2.0","method":"lax","params":{"a":1,"bogus":2},"id":1}`, unknown("bogus"))
+	f(all, `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":3,"subtrahend":1},"id":1}`, `{"jsonrpc":"2.0","id":1,"result":2}`)
+}
