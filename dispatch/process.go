@@ -131,7 +131,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		}
 		_, err := e.invoke(md, cc, h, m.Params, cc.drop[:0])
 		if md.obs != nil {
-			e.endCall(md.obs, h, t0, err, true)
+			e.endCall(md.obs, h, t0, err, true, m.Params, 0)
 		}
 		h.end()
 		return dst
@@ -141,7 +141,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	mark := len(dst)
 	out, err := e.invoke(md, cc, h, m.Params, dst[mark:mark])
 	if md.obs != nil {
-		e.endCall(md.obs, h, t0, err, false)
+		e.endCall(md.obs, h, t0, err, false, m.Params, len(out))
 	}
 	switch {
 	case h.end(): // the handler sent its response itself (Peer.Reply)
