@@ -46,7 +46,9 @@ type Engine struct {
 	fanOut       int
 	callTimeout  time.Duration
 	reuseCtx     bool
-	strict       bool // Options.StrictParams
+	strict       bool                     // Options.StrictParams
+	timeouts     map[string]time.Duration // Options.MethodTimeouts
+	costs        map[string]int           // Options.MethodCosts
 	log          *slog.Logger
 
 	mu      sync.Mutex
@@ -112,6 +114,9 @@ func New(opts *Options) *Engine {
 			IdleTimeout: opts.workerIdle(),
 			Keep:        opts.idleWorkers(),
 		}),
+	}
+	if opts != nil {
+		e.timeouts, e.costs = opts.MethodTimeouts, opts.MethodCosts
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.states.New = func() any { return e.newState() }
@@ -198,6 +203,12 @@ func (e *Engine) Freeze() {
 	}
 	ms := make([]*method, 0, len(e.methods))
 	for _, m := range e.withHooks() {
+		if t, ok := e.timeouts[m.Name]; ok {
+			m.Timeout = t
+		}
+		if c, ok := e.costs[m.Name]; ok {
+			m.Cost = c
+		}
 		h := m.Handler
 		if m.StrictParams || e.strict {
 			h = strictOf(h)

@@ -65,6 +65,11 @@ type Options struct {
 	// StrictParams is Method.StrictParams for every method: Typed
 	// handlers refuse named params with unknown members (-32602).
 	StrictParams bool
+	// MethodTimeouts and MethodCosts set Method.Timeout and Method.Cost
+	// by name, over what the registration said: an operator's policy
+	// (jetrpc serve --method-timeout, --method-cost).
+	MethodTimeouts map[string]time.Duration
+	MethodCosts    map[string]int
 	// Codes are the codes the engine answers its own conditions
 	// (overloaded, shutting down, timeout, limits, ...) with (default: the
 	// engine's, encode.CodeOverloaded and the rest). A protocol whose codes
