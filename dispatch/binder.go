@@ -21,6 +21,7 @@ type binder struct {
 	dec    *unmarshal.Decoder // P
 	fields []unmarshal.Field  // struct P (or *struct P): its members in order
 	ptr    bool               // P is *struct: allocate it even without params
+	strict bool               // a named param that fills no field is -32602 (StrictParams)
 	kind   bindKind
 }
 
@@ -103,6 +104,11 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	var it decode.Iter
 	it.Reset(params)
 	if it.IsObject() {
+		if b.strict {
+			if err := b.checkNames(it); err != nil {
+				return err
+			}
+		}
 		return paramError(-1, "", b.dec.DecodeValid(params, p))
 	}
 	if b.ptr {
@@ -199,3 +205,33 @@ func invalidParams(index int, name, problem string) error {
 }
 
 func quoteText(s string) []byte { return encode.AppendString(nil, s) }
+
+// checkNames refuses, for strict params, the first member of the named
+// params it (reset, not advanced) that fills no field of P: -32602 with
+// data {"param":name,"error":"unknown member"}.
+func (b *binder) checkNames(it decode.Iter) error {
+	for it.Next() {
+		key := it.Key()
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var buf [64]byte
+			q := append(append(append(buf[:0], '"'), key...), '"')
+			var err error
+			if key, err = decode.AppendUnquote(nil, q); err != nil {
+				continue // the scanner validated it: cannot happen
+			}
+		}
+		if unmarshal.Match(b.fields, key) == nil {
+			return invalidParams(-1, string(key), "unknown member")
+		}
+	}
+	return nil
+}
+
+// strictOf returns h refusing unknown named params when it is a Typed
+// handler of a struct (or *struct) P; any other handler unchanged.
+func strictOf(h Handler) Handler {
+	if s, ok := h.(interface{ strict() Handler }); ok {
+		return s.strict()
+	}
+	return h
+}

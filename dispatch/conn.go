@@ -22,13 +22,13 @@ func init() { engineconn.SetNewConn(newConn) }
 // conn is the engine as one connection's transport sees it: see
 // engineconn.Conn.
 type conn struct {
-	pub     engineconn.Conn // what the transport holds; its Impl is this conn
-	e       *Engine
-	peer    Peer // valid when hasPeer: kept inside, it costs no allocation
-	cancel  context.CancelFunc
-	hasPeer bool
-	ctx     connCtx // the handlers' context
-	rctx    connCtx // the same, marked as the reading goroutine's
+	pub    engineconn.Conn // what the transport holds; its Impl is this conn
+	e      *Engine
+	peer   Peer // valid when peer.send is set: kept inside, it costs no allocation
+	cancel context.CancelFunc
+	ctx    connCtx // the handlers' context
+	rctx   connCtx // the same, marked as the reading goroutine's
+	pol    *policy // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
 }
 
 var _ engineconn.Impl = (*conn)(nil)
@@ -41,8 +41,11 @@ func newConn(te engineconn.Engine, parent context.Context, send engineconn.SendF
 	}
 	base, cancel := context.WithCancel(parent)
 	c := &conn{e: e, cancel: cancel}
+	if set := MethodSetOf(parent); set != nil && set.e == e { // once per connection
+		c.pol = &set.pol
+	}
 	if send != nil {
-		c.peer.send, c.peer.oneWay, c.hasPeer = send, oneWay, true
+		c.peer.send, c.peer.oneWay = send, oneWay
 		c.peer.obs = e.obs
 	}
 	c.ctx = connCtx{Context: base, c: c}
@@ -55,14 +58,14 @@ func (c *conn) Context() context.Context { return &c.ctx }
 
 // getPeer returns the connection's peer (nil without one).
 func (c *conn) getPeer() *Peer {
-	if !c.hasPeer {
+	if c.peer.send == nil {
 		return nil
 	}
 	return &c.peer
 }
 
 func (c *conn) Try(dst, msg []byte) ([]byte, engineconn.Routed) {
-	dst, r := c.e.tryProcess(&c.rctx, dst, msg)
+	dst, r := c.e.tryProcess(&c.rctx, c.policy(), dst, msg)
 	if r == nil {
 		return dst, nil // not a nil *routed in an interface
 	}
@@ -78,12 +81,25 @@ func (c *conn) RejectRouted(dst []byte, r engineconn.Routed, code encode.Code) [
 }
 
 func (c *conn) Process(dst, msg []byte) []byte {
-	return c.e.ProcessContext(&c.ctx, dst, msg)
+	return c.e.process(&c.ctx, c.policy(), dst, msg)
 }
 
 func (c *conn) ProcessStream(msg []byte, emit func(resp []byte)) {
-	c.e.ProcessStream(&c.ctx, msg, emit)
+	c.e.processStream(&c.ctx, c.policy(), msg, emit)
 }
+
+// SetCharge gives the connection a policy of its own (one allocation),
+// its set's with the charge.
+func (c *conn) SetCharge(charge func(cost int) bool) {
+	p := &policy{charge: charge}
+	if c.pol != nil {
+		p.set = c.pol.set
+	}
+	c.pol = p
+}
+
+// policy returns the connection's policy, nil when it is the default.
+func (c *conn) policy() *policy { return c.pol }
 
 func (c *conn) Reject(dst, msg []byte, code encode.Code) []byte { return c.e.reject(dst, msg, code) }
 

@@ -46,6 +46,9 @@ type Engine struct {
 	fanOut       int
 	callTimeout  time.Duration
 	reuseCtx     bool
+	strict       bool                     // Options.StrictParams
+	timeouts     map[string]time.Duration // Options.MethodTimeouts
+	costs        map[string]int           // Options.MethodCosts
 	log          *slog.Logger
 
 	mu      sync.Mutex
@@ -53,6 +56,8 @@ type Engine struct {
 	methods []Method
 	mws     []Middleware
 	table   table
+	all     []*method    // the frozen methods, by idx
+	sets    []*MethodSet // made before Freeze: compiled by it (policy.go)
 
 	onFreeze []FreezeHook // Freeze's hooks (describe.go)
 
@@ -82,6 +87,10 @@ type method struct {
 	inline     bool
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
+	idx        int            // its index in Engine.all (MethodSet's bit)
+	price      int            // Method.Cost, at least 1
+	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
+	errTimeout *encode.Error  // the answer to a call over timeout
 	badResult  atomic.Int64   // when an invalid result was last logged (unix ns)
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
@@ -96,6 +105,7 @@ func New(opts *Options) *Engine {
 		fanOut:       opts.batchFanOut(),
 		callTimeout:  opts.callTimeout(),
 		reuseCtx:     opts != nil && opts.ReuseContexts,
+		strict:       opts != nil && opts.StrictParams,
 		log:          opts.logger(),
 		obs:          opts.observer(),
 		epoch:        time.Now(),
@@ -104,6 +114,9 @@ func New(opts *Options) *Engine {
 			IdleTimeout: opts.workerIdle(),
 			Keep:        opts.idleWorkers(),
 		}),
+	}
+	if opts != nil {
+		e.timeouts, e.costs = opts.MethodTimeouts, opts.MethodCosts
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.states.New = func() any { return e.newState() }
@@ -190,18 +203,47 @@ func (e *Engine) Freeze() {
 	}
 	ms := make([]*method, 0, len(e.methods))
 	for _, m := range e.withHooks() {
+		if t, ok := e.timeouts[m.Name]; ok {
+			m.Timeout = t
+		}
+		if c, ok := e.costs[m.Name]; ok {
+			m.Cost = c
+		}
 		h := m.Handler
+		if m.StrictParams || e.strict {
+			h = strictOf(h)
+		}
 		for i := len(e.mws) - 1; i >= 0; i-- {
 			h = e.mws[i](m.Name, h)
 		}
 		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
 		md := &method{name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
+		md.idx, md.price = len(ms), max(m.Cost, 1)
+		e.setTimeout(md, m)
 		md.cost.never.Store(m.CallsPeer)
 		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)
 	e.table = newTable(ms)
+	e.all = ms
+	for _, set := range e.sets {
+		set.compile(ms)
+	}
+	e.sets = nil
 	e.frozen.Store(true)
+}
+
+// setTimeout gives md its bound: m.Timeout, else CallTimeout unless m is
+// Inline; a bound of its own gets an error.data of its own.
+func (e *Engine) setTimeout(md *method, m Method) {
+	switch {
+	case m.Timeout > 0 && m.Timeout != e.callTimeout:
+		md.timeout = m.Timeout
+		t := e.errTimeout
+		md.errTimeout = NewError(t.Code, t.Message, encode.AppendString(nil, "call took longer than "+m.Timeout.String()))
+	case m.Timeout > 0 || !m.Inline:
+		md.timeout, md.errTimeout = e.callTimeout, e.errTimeout
+	}
 }
 
 // Context returns the engine's base context, the parent of every handler's

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"time"
 
 	"github.com/jetrpc/jetrpc/encode"
 )
@@ -91,6 +92,28 @@ type Method struct {
 	// The check scans the result once more: about 1 ns a byte. A wrong
 	// promise sends invalid JSON to the client.
 	TrustedResult bool
+	// Timeout bounds each call and notification of this method (0: the
+	// engine's Options.CallTimeout, also when that is 0), as CallTimeout
+	// does: its context is cancelled when the time is up and the caller
+	// gets the engine's Timeout condition (-32003 by default), with
+	// error.data naming this bound. It applies to an Inline method too.
+	// A timed call costs what context.WithTimeout costs (see
+	// docs/policy.md); a method without a timeout pays nothing.
+	Timeout time.Duration
+	// Cost is what a call or notification of this method takes from its
+	// client's rate bucket (netserver/guard's RateLimit; default and
+	// minimum 1): give an expensive method more, as proxyd does for
+	// eth_getLogs. A batch costs the sum of its members'; a call of an
+	// unknown method costs 1.
+	Cost int
+	// StrictParams makes a [Typed] handler of a struct (or *struct) P
+	// refuse named params with a member that fills no field of P (matched
+	// as encoding/json matches names): -32602 with error.data
+	// {"param":NAME,"error":"unknown member"}, as jrpc2's StrictFields;
+	// by default such members are ignored, as encoding/json ignores them.
+	// Options.StrictParams turns it on for every method. Other handlers
+	// are unaffected.
+	StrictParams bool
 }
 
 // CodeResponseTooLarge answers a batch member whose response would take the

@@ -69,6 +69,12 @@ type CallEnd struct {
 	Code encode.Code
 	// Notification marks a notification (no response is sent).
 	Notification bool
+	// Params are the request's params as received (nil when absent),
+	// valid only during End: copy what you keep.
+	Params []byte
+	// ResultSize is the bytes of the handler's result (0 for an error or
+	// a notification).
+	ResultSize int
 }
 
 // Event is something an engine counts outside the calls of its methods.
@@ -300,12 +306,13 @@ func (e *Engine) beginCall(mo MethodObserver, h *reqCtx) time.Duration {
 
 // endCall reports the end of a call whose handler started at t0 and
 // returned err; h is not over yet, so it still holds the request's bytes.
-func (e *Engine) endCall(mo MethodObserver, h *reqCtx, t0 time.Duration, err error, notification bool) {
+func (e *Engine) endCall(mo MethodObserver, h *reqCtx, t0 time.Duration, err error, notification bool, params []byte, result int) {
 	var code encode.Code
 	if err != nil {
 		code = CodeOf(err)
 	}
-	mo.End(h, CallEnd{Duration: time.Since(e.epoch) - t0, Code: code, Notification: notification})
+	mo.End(h, CallEnd{Duration: time.Since(e.epoch) - t0, Code: code, Notification: notification,
+		Params: params, ResultSize: result})
 }
 
 // observeUnknown reports a call of a method the engine does not have.

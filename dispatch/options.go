@@ -62,6 +62,14 @@ type Options struct {
 	// (false) every call has a context of its own, safe to keep: they
 	// come 64 to a 4 KiB allocation, 64 bytes a call.
 	ReuseContexts bool
+	// StrictParams is Method.StrictParams for every method: Typed
+	// handlers refuse named params with unknown members (-32602).
+	StrictParams bool
+	// MethodTimeouts and MethodCosts set Method.Timeout and Method.Cost
+	// by name, over what the registration said: an operator's policy
+	// (jetrpc serve --method-timeout, --method-cost).
+	MethodTimeouts map[string]time.Duration
+	MethodCosts    map[string]int
 	// Codes are the codes the engine answers its own conditions
 	// (overloaded, shutting down, timeout, limits, ...) with (default: the
 	// engine's, encode.CodeOverloaded and the rest). A protocol whose codes

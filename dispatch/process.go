@@ -21,19 +21,32 @@ func (e *Engine) Process(dst, msg []byte) []byte {
 // ProcessContext is Process with ctx as the parent of the handlers' contexts
 // (a server passes a context cancelled on shutdown or disconnect).
 func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
+	return e.process(ctx, nil, dst, msg)
+}
+
+// process is ProcessContext under the policy p (nil: the default).
+func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
 	s := e.getState()
+	s.pol = p
 	start := len(dst)
 	m, err := s.p.Parse(msg)
 	batch := 0
-	if err == nil && m.Kind == decode.Batch {
+	switch {
+	case err == nil && m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
 		e.lookupBatch(s)
-		dst = e.processBatch(ctx, s, dst, len(msg))
-	} else {
-		dst = e.processSingle(ctx, s, dst, m, err)
+		if e.charged(p, s, m, nil, &dst) {
+			dst = e.processBatch(ctx, s, dst, len(msg))
+		}
+	case err != nil:
+		dst = e.processSingle(ctx, s, dst, m, err, nil)
+	default:
+		if md := e.lookup(s, m); e.charged(p, s, m, md, &dst) {
+			dst = e.processSingle(ctx, s, dst, m, nil, md)
+		}
 	}
 	e.putState(s)
 	if e.obs != nil {
@@ -43,21 +56,27 @@ func (e *Engine) ProcessContext(ctx context.Context, dst, msg []byte) []byte {
 }
 
 // processSingle answers a message that is not a batch: one that did not
-// parse (err), or one request, response or invalid member (m).
-func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *decode.Message, err error) []byte {
+// parse (err), or one request, response or invalid member (m, of method
+// md: e.lookup's).
+func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *decode.Message, err error, md *method) []byte {
 	if err != nil {
 		return e.appendParseError(s, dst, err)
 	}
 	s.cc.parent = ctx
-	return e.processOne(&s.cc, dst, m, e.lookup(m))
+	return e.processOne(&s.cc, dst, m, md)
 }
 
-// lookup returns the method a Call or Notification names, or nil.
-func (e *Engine) lookup(m *decode.Message) *method {
+// lookup returns the method a Call or Notification names, or nil; a
+// method outside s's MethodSet is none.
+func (e *Engine) lookup(s *state, m *decode.Message) *method {
 	if m.Kind != decode.Call && m.Kind != decode.Notification {
 		return nil
 	}
-	return e.table.lookup(m.Method)
+	md := e.table.lookup(m.Method)
+	if md != nil && !s.pol.serves(md) {
+		return nil
+	}
+	return md
 }
 
 // processOne appends the response to one classified message, if one is due;
@@ -112,7 +131,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		}
 		_, err := e.invoke(md, cc, h, m.Params, cc.drop[:0])
 		if md.obs != nil {
-			e.endCall(md.obs, h, t0, err, true)
+			e.endCall(md.obs, h, t0, err, true, m.Params, 0)
 		}
 		h.end()
 		return dst
@@ -122,7 +141,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	mark := len(dst)
 	out, err := e.invoke(md, cc, h, m.Params, dst[mark:mark])
 	if md.obs != nil {
-		e.endCall(md.obs, h, t0, err, false)
+		e.endCall(md.obs, h, t0, err, false, m.Params, len(out))
 	}
 	switch {
 	case h.end(): // the handler sent its response itself (Peer.Reply)
@@ -186,10 +205,13 @@ func (e *Engine) logBadResult(md *method, result []byte) {
 		"method", md.name, "bytes", len(result), "start", string(result[:min(len(result), show)]))
 }
 
-// invoke calls the handler, under CallTimeout when it applies; the runs of
-// a method that may block are timed (cost.go).
+// invoke calls the handler, under its timeout when it has one (Timeout,
+// CallTimeout); the runs of a method that may block are timed (cost.go).
 func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) ([]byte, error) {
 	if md.inline {
+		if md.timeout > 0 {
+			return e.invokeTimed(md, h, params, dst)
+		}
 		return e.call(md, h, params, dst)
 	}
 	var t0 time.Duration
@@ -199,7 +221,7 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 	}
 	var out []byte
 	var err error
-	if e.callTimeout > 0 {
+	if md.timeout > 0 {
 		out, err = e.invokeTimed(md, h, params, dst)
 	} else {
 		out, err = e.call(md, h, params, dst)
@@ -210,16 +232,18 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 	return out, err
 }
 
-// invokeTimed calls a handler under CallTimeout: its context is cancelled
+// invokeTimed calls a handler under md's timeout: its context is cancelled
 // when the time is up, and a call that overran is a timeout whatever the
-// handler returned.
+// handler returned. context.WithTimeout allocates its context and timer
+// (4 allocations a call, measured in TestPolicyAllocs): the price of a bound, paid only by
+// methods that have one.
 func (e *Engine) invokeTimed(md *method, h *reqCtx, params, dst []byte) ([]byte, error) {
 	parent := h.parent
-	ctx, cancel := context.WithTimeout(parent, e.callTimeout)
+	ctx, cancel := context.WithTimeout(parent, md.timeout)
 	h.parent = ctx // before the handler sees h: never written again
 	out, err := e.call(md, h, params, dst)
 	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
-		out, err = dst, e.errTimeout
+		out, err = dst, md.errTimeout
 		e.observe(EventTimeout)
 	}
 	cancel()

@@ -30,11 +30,12 @@ func (r *routed) Keep(buf []byte) []byte {
 // tryProcess is conn.Try under ctx: it runs msg here when everything in
 // it may run here, else returns it parsed and routed (r, with dst
 // unchanged).
-func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *routed) {
+func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]byte, *routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
 	s := e.getState()
+	s.pol = p
 	start := len(dst)
 	m, err := s.p.Parse(msg)
 	batch := 0
@@ -43,12 +44,19 @@ func (e *Engine) tryProcess(ctx context.Context, dst, msg []byte) ([]byte, *rout
 		dst = e.appendParseError(s, dst, err)
 	case m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
-		if route := e.lookupBatch(s); route != engineconn.RouteInline {
+		route := e.lookupBatch(s)
+		if !e.charged(p, s, m, nil, &dst) {
+			break
+		}
+		if route != engineconn.RouteInline {
 			return dst, e.routed(s, route, nil, len(msg), batch)
 		}
 		dst = e.processBatch(ctx, s, dst, len(msg))
 	default:
-		md := e.lookup(m)
+		md := e.lookup(s, m)
+		if !e.charged(p, s, m, md, &dst) {
+			break
+		}
 		if route := routeOf(m.Kind, md); route != engineconn.RouteInline {
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}

@@ -30,7 +30,8 @@ type state struct {
 	scratch []byte
 	handles []reqCtx // the calls' contexts still to be handed out from handles[hnext:] (context.go)
 	hnext   int
-	routed  routed // the message parsed here and routed to run elsewhere (route.go)
+	routed  routed  // the message parsed here and routed to run elsewhere (route.go)
+	pol     *policy // the message's policy (policy.go; nil: the default)
 
 	asyncBytes atomic.Int64 // response bytes of the batch members run on workers
 
@@ -101,7 +102,7 @@ func (e *Engine) newState() *state {
 func (e *Engine) getState() *state { return e.states.Get().(*state) }
 
 func (e *Engine) putState(s *state) {
-	s.cc.parent, s.emit = nil, nil
+	s.cc.parent, s.emit, s.pol = nil, nil, nil
 	if s.p.BatchLen() > maxKeptMethods { // let go of a large batch's input and tables
 		s.cur = decode.Message{}
 		s.p.Reset()
@@ -132,6 +133,9 @@ func (e *Engine) lookupBatch(s *state) engineconn.Route {
 			fallthrough
 		case decode.Notification:
 			md = e.table.lookup(name)
+			if md != nil && !s.pol.serves(md) {
+				md = nil
+			}
 			if blocking(kind, md) {
 				s.async++
 			}

@@ -17,19 +17,38 @@ import (
 // ProcessStream returns when every response was emitted. MaxBatchResponse
 // does not apply: the responses are not held together.
 func (e *Engine) ProcessStream(ctx context.Context, msg []byte, emit func(resp []byte)) {
+	e.processStream(ctx, nil, msg, emit)
+}
+
+// processStream is ProcessStream under the policy p (nil: the default).
+func (e *Engine) processStream(ctx context.Context, p *policy, msg []byte, emit func(resp []byte)) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
 	s := e.getState()
+	s.pol = p
 	m, err := s.p.Parse(msg)
 	out, batch := 0, 0
 	if err == nil && m.Kind == decode.Batch {
 		batch = s.p.BatchLen()
 		e.lookupBatch(s)
-		out = e.streamBatch(ctx, s, emit)
+		b := pool.GetBuffer()
+		if e.charged(p, s, m, nil, &b.B) {
+			out = e.streamBatch(ctx, s, emit)
+		} else {
+			out = len(b.B)
+			emitNonEmpty(emit, b.B)
+		}
+		pool.PutBuffer(b)
 	} else {
 		b := pool.GetBuffer()
-		b.B = e.processSingle(ctx, s, b.B, m, err)
+		var md *method
+		if err == nil {
+			md = e.lookup(s, m)
+		}
+		if err != nil || e.charged(p, s, m, md, &b.B) {
+			b.B = e.processSingle(ctx, s, b.B, m, err, md)
+		}
 		out = len(b.B)
 		emitNonEmpty(emit, b.B)
 		pool.PutBuffer(b)

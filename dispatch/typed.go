@@ -96,6 +96,19 @@ func (h *typedHandler[P, R]) serve(ctx context.Context, f *typedFrame[P, R], par
 	return append(dst, out...), nil
 }
 
+// strict returns a copy of h whose binder refuses unknown named params
+// (Method.StrictParams), or h when it does not bind a struct.
+func (h *typedHandler[P, R]) strict() Handler {
+	if h.in == nil || h.in.kind != bindStruct || h.in.strict {
+		return h
+	}
+	in := *h.in
+	in.strict = true
+	c := &typedHandler[P, R]{fn: h.fn, in: &in, slow: h.slow, out: h.out}
+	c.frames.New = func() any { return new(typedFrame[P, R]) }
+	return c
+}
+
 // trustedResult: a compiled encoder writes valid JSON, so the engine need
 // not check the result (sonic, the fallback, is checked like a raw handler).
 func (h *typedHandler[P, R]) trustedResult() bool { return h.out != nil }

@@ -34,7 +34,10 @@ func newSec(opts *Options) *sec {
 }
 
 // gate is a stream connection's guard.Gate.
-type gate struct{ guard.Gate }
+type gate struct {
+	guard.Gate
+	charging bool // the engine charges the rate (core.charge)
+}
 
 // newGate returns the gate of a stream connection of transport via, or
 // nil when none is needed. With binding set the connection authenticates
@@ -70,23 +73,27 @@ func (c *core) authenticateConn() {
 func (c *core) admit(msg []byte) bool {
 	switch c.gate.Admit(msg) {
 	case guard.Pass:
+		if !c.gate.charging && c.gate.Charges() {
+			// The engine charges each message's cost once it parsed it
+			// (Method.Cost): one closure per connection.
+			c.gate.charging = true
+			c.dc.SetCharge(c.charge)
+		}
 		return true
-	case guard.Drop:
-		return false
 	case guard.Authenticate:
 		c.authenticateCall(msg)
-		return false
+	}
+	return false
+}
+
+// charge takes a message's cost from the client's bucket (the engine
+// calls it, engineconn.Conn.SetCharge); over the rate the engine answers
+// each call -32005.
+func (c *core) charge(cost int) bool {
+	if c.gate.Charge(cost) {
+		return true
 	}
 	c.lim.observe(c.via, ConnRateLimited)
-	b, mark := c.t.begin(c.local.B)
-	start := len(b)
-	b = c.dc.Reject(b, msg, encode.CodeLimitExceeded)
-	if len(b) == start {
-		b = b[:mark]
-	} else {
-		b = c.t.end(b, mark)
-	}
-	c.local.B = b
 	return false
 }
 

@@ -67,6 +67,7 @@ type limits struct {
 	log          *slog.Logger
 	obs          Observer                              // nil: none (observe.go)
 	connCtx      func(context.Context) context.Context // Options.ConnContext
+	methods      map[Transport]*dispatch.MethodSet     // Options.Methods
 
 	// testHookPending, when set, sees a connection's pending bytes each
 	// time they grow.
@@ -84,6 +85,7 @@ func newLimits(opts *Options) limits {
 		log:          opts.logger(),
 		obs:          opts.observer(),
 		connCtx:      opts.or().ConnContext,
+		methods:      opts.or().Methods,
 	}
 }
 
@@ -146,11 +148,16 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 	c.lim, c.t, c.via = lim, t, via
 	c.cond.L = &c.mu
 	c.ordered.c = c
-	if lim.connCtx != nil {
+	if lim.connCtx != nil || lim.methods != nil {
 		if parent == nil {
 			parent = e.Context()
 		}
-		parent = lim.connCtx(parent)
+		if lim.methods != nil { // the transport's methods (nil: all), over a listener's
+			parent = dispatch.WithMethodSet(parent, lim.methods[via])
+		}
+		if lim.connCtx != nil {
+			parent = lim.connCtx(parent)
+		}
 	}
 	c.dc = engineconn.NewConn(e, parent, c.send, oneWay)
 	c.local, c.outBufs = getOutBuffer(), [2]*pool.Buffer{getOutBuffer(), getOutBuffer()}

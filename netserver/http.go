@@ -88,7 +88,11 @@ func NewHTTP(e *dispatch.Engine, opts *Options) *HTTPServer {
 	if idle := s.lim.idleTimeout; idle > 0 && idle/2 < s.ping {
 		s.ping = idle / 2
 	}
-	s.ctx, s.cancel = context.WithCancel(e.Context())
+	base := e.Context()
+	if set := s.lim.methods[HTTP]; set != nil { // for rpc.discover (dispatch.MethodSetOf)
+		base = dispatch.WithMethodSet(base, set)
+	}
+	s.ctx, s.cancel = context.WithCancel(base)
 	configureFastHTTP(&s.srv, opts)
 	s.srv.Handler = s.Handler
 	s.srv.ErrorHandler = s.errorHandler
@@ -196,7 +200,11 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	// Append the response straight into the response's own pooled body
 	// buffer: borrow its bytes, let the engine append, hand them back.
 	out := ctx.Response.SwapBody(nil)[:0]
-	out = s.e.ProcessContext(s.requestContext(ctx, HTTP, false), out, body)
+	if set := s.lim.methods[HTTP]; set != nil { // Options.Methods
+		out = set.ProcessContext(s.requestContext(ctx, HTTP, false), out, body)
+	} else {
+		out = s.e.ProcessContext(s.requestContext(ctx, HTTP, false), out, body)
+	}
 	ctx.Response.SwapBody(out)
 	if len(out) == 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/valyala/fasthttp"
@@ -97,6 +98,16 @@ type Options struct {
 	// jetrpc serve --ui mounts the web console (package ui) at /ui/. A POST
 	// to these paths is a JSON-RPC call.
 	Mounts map[string]http.Handler
+
+	// Methods are the methods each transport serves (see
+	// dispatch.MethodSet: names and prefixes, as go-ethereum's --http.api):
+	// a method outside its transport's set is -32601 there and absent
+	// from its rpc.discover. A transport not in the map (and a nil map)
+	// serves every method. The set rides on each connection's context
+	// (dispatch.WithMethodSet), looked up once per connection; an HTTP
+	// request is processed by its set (MethodSet.ProcessContext). SSE
+	// streams are POSTs: give them HTTP's set.
+	Methods map[Transport]*dispatch.MethodSet
 
 	// Observer sees the connections opened and closed, by transport, and
 	// the ones refused or dropped (default none; see Observer, and package

@@ -25,6 +25,16 @@ type Service struct {
 	rpc    *encode.Error // the answer when building failed
 
 	checks map[string]*paramsCheck // Options.ValidateParams (validate.go)
+
+	ms   []dispatch.Method // the methods registered, at Freeze
+	docs sync.Map          // *dispatch.MethodSet -> *setDoc: the document of a listener's methods
+}
+
+// setDoc is the document of the methods of one MethodSet.
+type setDoc struct {
+	once sync.Once
+	doc  []byte
+	err  error
 }
 
 // Enable makes e answer "rpc.discover" with the OpenRPC document of the
@@ -57,6 +67,7 @@ func (s *Service) freeze(ms []dispatch.Method) []dispatch.Method {
 	s.mu.Lock()
 	s.frozen = true
 	s.mu.Unlock()
+	s.ms = append([]dispatch.Method(nil), ms...)
 	d, err := Describe(ms, &s.opts)
 	var doc []byte
 	if err == nil {
@@ -76,11 +87,45 @@ func (s *Service) freeze(ms []dispatch.Method) []dispatch.Method {
 	return []dispatch.Method{{Name: DiscoverMethod, Handler: dispatch.HandlerFunc(s.serve), Inline: true}}
 }
 
-func (s *Service) serve(_ context.Context, _, dst []byte) ([]byte, error) {
+func (s *Service) serve(ctx context.Context, _, dst []byte) ([]byte, error) {
 	if s.rpc != nil {
 		return dst, s.rpc
 	}
+	if set := dispatch.MethodSetOf(ctx); set != nil { // a listener serving some methods only
+		doc, err := s.DocumentFor(set)
+		if err != nil {
+			return dst, dispatch.NewError(encode.CodeInternalError, "", encode.AppendString(nil, err.Error()))
+		}
+		return append(dst, doc...), nil
+	}
 	return append(dst, s.doc...), nil
+}
+
+// DocumentFor returns the document of the methods set serves (all for
+// nil), what rpc.discover answers on a listener that serves set (see
+// dispatch.MethodSet); it is built on first use and kept. jetrpc serve
+// answers GET /openrpc.json with it.
+func (s *Service) DocumentFor(set *dispatch.MethodSet) ([]byte, error) {
+	if set == nil {
+		return s.Document()
+	}
+	s.e.Freeze()
+	v, _ := s.docs.LoadOrStore(set, new(setDoc))
+	sd := v.(*setDoc)
+	sd.once.Do(func() {
+		var ms []dispatch.Method
+		for _, m := range s.ms {
+			if set.Has(m.Name) {
+				ms = append(ms, m)
+			}
+		}
+		d, err := Describe(ms, &s.opts)
+		if err == nil {
+			sd.doc, err = json.Marshal(d)
+		}
+		sd.err = err
+	})
+	return sd.doc, sd.err
 }
 
 // Document returns the document (compact JSON; do not modify it),

@@ -24,5 +24,6 @@ func registerDemo(e *dispatch.Engine, cfg *serveConfig) error {
 		return err
 	}
 	cfg.docs = map[string]func() ([]byte, error){"/openrpc.json": svc.Document}
+	cfg.policy.svc = svc // /openrpc.json of the HTTP listener's methods (--http-api)
 	return demo.Register(e)
 }

@@ -35,6 +35,7 @@ const shutdownGrace = 10 * time.Second
 
 // serveConfig is what the serve flags ask for.
 type serveConfig struct {
+	policy     policyFlags // --api, --method-timeout, ... (serve_policy.go)
 	tcp, http  string
 	framing    frame.Kind
 	stdio      bool
@@ -154,13 +155,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.ops.level}))
+	cfg.ops.logSample = cfg.policy.sample // --log-sample (serve_policy.go)
 	obs, err := newObservability(&cfg.ops, log, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
 		return 1
 	}
-	e := dispatch.New(cfg.limits.engineOptions(dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers,
-		Logger: log, Observer: obs.observer()}))
+	eopts := cfg.limits.engineOptions(dispatch.Options{MaxBatch: cfg.maxBatch, MaxWorkers: cfg.workers,
+		Logger: log, Observer: obs.observer()})
+	cfg.policy.engineOptions(eopts) // serve_policy.go
+	e := dispatch.New(eopts)
 	defer e.Close()
 	for _, mw := range obs.use {
 		if err = e.Use(mw); err != nil {
@@ -202,6 +206,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
+	cfg.policy.define(fs) // serve_policy.go
 	cfg.ops.define(fs)
 	cfg.sec.define(fs)
 	cfg.tls.define(fs)
@@ -320,7 +325,14 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	s := &server{log: log, obs: obs, health: new(netserver.Health), drain: cfg.ops.drain, stdio: cfg.stdio}
 	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
 		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
-	g := cfg.sec.options()     // security.go
+	opts.Methods = cfg.policy.methodSets(e) // --api and the rest (serve_policy.go)
+	if set := opts.Methods[netserver.HTTP]; set != nil && cfg.policy.svc != nil {
+		opts.Documents["/openrpc.json"] = func() ([]byte, error) { return cfg.policy.svc.DocumentFor(set) }
+	}
+	g := cfg.sec.options() // security.go
+	if len(cfg.policy.costs) > 0 {
+		g.Cost = e.MessageCost // an HTTP body priced by --method-cost (one parse more)
+	}
 	cfg.browser.apply(opts, g) // serve_browser.go
 	opts.Guard = guard.New(g)  // one for every listener
 	s.mcp = newMCP(cfg, log, opts)

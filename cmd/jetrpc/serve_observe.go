@@ -49,8 +49,8 @@ func newObservability(ops *opsFlags, log *slog.Logger, stdout io.Writer) (*obser
 	}
 	// The per-call record is a Debug one; without it and without a slow-call
 	// threshold the engine gets no access-log observer at all.
-	if ops.level <= slog.LevelDebug || ops.slowCall > 0 {
-		o.engine = append(o.engine, accesslog.New(log, &accesslog.Options{SlowCall: ops.slowCall}))
+	if ops.level <= slog.LevelDebug || ops.slowCall > 0 || ops.logSample > 0 {
+		o.engine = append(o.engine, accesslog.New(log, &accesslog.Options{SlowCall: ops.slowCall, Sample: ops.logSample}))
 	}
 	if ops.trace != "" {
 		tp, err := newTracerProvider(ops.trace, stdout)

@@ -27,6 +27,7 @@ type opsFlags struct {
 	reusePort bool
 	logLevel  string
 	slowCall  time.Duration // 0: off
+	logSample int           // --log-sample (serve_policy.go)
 
 	level slog.Level // parsed --log-level
 }

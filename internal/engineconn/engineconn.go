@@ -120,6 +120,16 @@ type Impl interface {
 	// transport that answers a condition itself on a connection (a
 	// refused credential, a client over its rate) uses it.
 	ConditionCode(def encode.Code) encode.Code
+	// SetCharge makes the connection's messages pay for its client's
+	// rate: once a message read by Try, Process or ProcessStream is
+	// parsed, charge is called with its cost (the sum of its calls'
+	// dispatch.Method.Cost, 1 for an unknown method or an invalid member,
+	// nothing for responses) and, when it returns false, every call in it
+	// is answered the LimitExceeded condition and nothing in it runs. Call
+	// it before the first message; nil: nothing is charged. The methods a
+	// connection serves come from its parent context
+	// (dispatch.WithMethodSet).
+	SetCharge(charge func(cost int) bool)
 	// Cancel cancels the context of the connection's handlers (the
 	// connection failed: their answers cannot be written).
 	Cancel()

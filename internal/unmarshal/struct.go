@@ -104,3 +104,8 @@ func appendFolded(out, in []byte) []byte {
 	}
 	return out
 }
+
+// Match returns the field of fields that the object member key (unescaped)
+// fills, as a struct decoder matches it (exact name, then folded case),
+// or nil: what strict params (dispatch's Method.StrictParams) refuse.
+func Match(fields []Field, key []byte) *Field { return match(fields, key) }

@@ -90,29 +90,39 @@ const (
 	// Drop: the connection is closing refused; the message is ignored.
 	Drop
 	// Limit: the message is over the client's rate; the server answers
-	// each of its calls -32005 and handles none.
+	// each of its calls -32005 and handles none. (Admit no longer returns
+	// it: the rate is charged through Charge, at the message's cost.)
 	Limit
 	// Authenticate: the connection has not authenticated yet; the server
 	// passes the message to Authenticate.
 	Authenticate
 )
 
-// Admit decides about a message the connection read.
+// Admit decides about a message the connection read: its
+// authentication. The rate is charged once the engine has parsed the
+// message and knows its cost (Charge), so it returns Pass, Drop or
+// Authenticate.
 func (gt *Gate) Admit(msg []byte) Verdict {
 	switch {
 	case gt.refused:
 		return Drop
 	case gt.pending:
 		return Authenticate
-	case gt.cl == nil:
-		return Pass
 	}
-	n := countCalls(msg)
-	if n == 0 || gt.cl.allow(time.Now(), n) {
-		return Pass
-	}
-	return Limit
+	return Pass
 }
+
+// Charge takes cost calls from the connection's client's bucket, or
+// reports false when the client is over its rate: the server then answers
+// each call of the message -32005 and runs none. The engine calls it with
+// a message's cost (dispatch.Method.Cost; a batch, the sum of its
+// members'), once it parsed the message (engineconn.Conn.SetCharge).
+func (gt *Gate) Charge(cost int) bool {
+	return gt.cl == nil || cost <= 0 || gt.cl.allow(time.Now(), cost)
+}
+
+// Charges reports whether the gate has a bucket to charge (RateLimit).
+func (gt *Gate) Charges() bool { return gt.cl != nil }
 
 // Answer is what the server answers to the first message of a connection
 // that must authenticate: Why is Allowed when it authenticated (Result is

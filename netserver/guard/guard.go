@@ -42,6 +42,14 @@ type Options struct {
 	// RateLimit rounded up). A batch larger than RateBurst is always
 	// refused.
 	RateBurst int
+	// Cost, when set, is what a whole HTTP request's body costs the
+	// client's bucket, charged before it is served (its 429 comes before
+	// anything runs): dispatch.Engine.MessageCost gives each method's
+	// Method.Cost, at the price of parsing the body once more. Nil: a
+	// message costs its calls. Stream connections (TCP, stdio, WebSocket)
+	// are always charged each method's Method.Cost by the engine, from the
+	// message it parsed (Gate.Charge).
+	Cost func(msg []byte) int
 	// MaxClients bounds the clients whose buckets are kept (default
 	// DefaultMaxClients); beyond it, new clients share one bucket until
 	// idle ones expire.
@@ -73,6 +81,7 @@ type Guard struct {
 	hosts   *HostPolicy        // nil: no Host check
 	origins *OriginPolicy      // nil: the request's own host only
 	clients *clients           // nil: no per-client limit
+	cost    func([]byte) int   // Options.Cost (nil: countCalls)
 }
 
 // New returns the Guard of opts (nil means the defaults).
@@ -116,6 +125,9 @@ func (g *Guard) Gated() bool { return g.authn != nil || g.clients.limited() }
 func (g *Guard) Calls(msg []byte) int {
 	if !g.clients.limited() {
 		return 0
+	}
+	if g.cost != nil {
+		return g.cost(msg)
 	}
 	return countCalls(msg)
 }

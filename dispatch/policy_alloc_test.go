@@ -1,0 +1,64 @@
+//go:build !race
+
+package dispatch_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetrpc/jetrpc/bench"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/engineconn"
+)
+
+// policyMethods are methods with a policy of their own: a timeout.
+func policyMethods() []dispatch.Method {
+	echo := dispatch.HandlerFunc(func(_ context.Context, params, dst []byte) ([]byte, error) {
+		return append(dst, params...), nil
+	})
+	return []dispatch.Method{
+		{Name: "timed_echo", Inline: true, Timeout: time.Second, Handler: echo},
+	}
+}
+
+// TestPolicyAllocs: the hot path stays at 0 allocations with per-method
+// policy configured, for the methods without a timeout; a call under a
+// timeout pays context.WithTimeout (reported, bounded).
+func TestPolicyAllocs(t *testing.T) {
+	e := newDemo(t, &dispatch.Options{ReuseContexts: true}, policyMethods()...)
+	for _, c := range bench.Cases() {
+		dst := make([]byte, 0, 8192)
+		for range 10 {
+			dst = e.Process(dst[:0], c.Msg)
+		}
+		if allocs := testing.AllocsPerRun(1000, func() { dst = e.Process(dst[:0], c.Msg) }); allocs != 0 {
+			t.Errorf("%s: %v allocs, want 0", c.Name, allocs)
+		}
+	}
+	// A connection with a method set and a rate charge, as netserver's.
+	set := e.NewMethodSet([]string{"subtract", "sum", "notify_", "update", "get_data", "echo", "timed_"})
+	c := engineconn.NewConn(e, dispatch.WithMethodSet(context.Background(), set), nil, false)
+	defer c.Close()
+	c.SetCharge(func(int) bool { return true })
+	for _, tc := range bench.Cases() {
+		dst := make([]byte, 0, 8192)
+		for range 10 {
+			dst, _ = c.Try(dst[:0], tc.Msg)
+		}
+		if allocs := testing.AllocsPerRun(1000, func() { dst, _ = c.Try(dst[:0], tc.Msg) }); allocs != 0 {
+			t.Errorf("conn with a set and a charge: %s: %v allocs, want 0", tc.Name, allocs)
+		}
+		if strings.Contains(string(dst), "-32601") {
+			t.Errorf("%s: a method outside the set: %s", tc.Name, dst)
+		}
+	}
+	msg := []byte(`{"jsonrpc":"2.0","method":"timed_echo","params":[1],"id":1}`)
+	dst := e.Process(nil, msg)
+	allocs := testing.AllocsPerRun(1000, func() { dst = e.Process(dst[:0], msg) })
+	t.Logf("a call under a method timeout: %v allocs (context.WithTimeout)", allocs)
+	if allocs > 4 {
+		t.Errorf("a timed call: %v allocs, want at most 4", allocs)
+	}
+}
