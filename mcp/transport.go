@@ -9,7 +9,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
-	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/mcp/internal/seam"
 )
 
@@ -56,10 +55,10 @@ func (k *core) NewSession(id string, t seam.SessionTransport) seam.Session {
 	return &session{id: id, tr: t}
 }
 
-func (k *core) Blocking(method []byte, rp *proto.Params) bool {
+func (k *core) Blocking(method, tool []byte) bool {
 	switch string(method) {
 	case "tools/call":
-		t := k.toolIdx[string(proto.Text(nil, rp.Name, rp.NameEsc))]
+		t := k.toolIdx[string(tool)]
 		return t != nil && !t.Inline
 	case "resources/read", "prompts/get", methodListen:
 		return true

@@ -405,11 +405,20 @@ func (h *Handler) finishRequest(c *call) {
 	}
 }
 
+// blocking reports whether the request may block, so runs on a worker.
+func (h *Handler) blocking(m *decode.Message, rp *proto.Params) bool {
+	var tool []byte
+	if string(m.Method) == "tools/call" {
+		tool = proto.Text(nil, rp.Name, rp.NameEsc)
+	}
+	return h.core.Blocking(m.Method, tool)
+}
+
 // serveCall runs a request and answers it.
 func (h *Handler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params, body []byte) {
 	c.resumable = c.sess != nil && !c.modern
 	c.prime = c.resumable && proto.AtLeast(c.version, mcp.Version20251125)
-	if !h.core.Blocking(m.Method, rp) {
+	if !h.blocking(m, rp) {
 		c.inline = true
 		out := ctx.Response.SwapBody(nil)[:0]
 		out = h.e.ProcessContext(c.c, out, body)

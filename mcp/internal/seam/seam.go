@@ -11,7 +11,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
-	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 )
 
 // Core is an mcp.Server as its HTTP transport sees it.
@@ -34,9 +33,10 @@ type Core interface {
 	// NewSession makes the shared part of a session whose transport side
 	// is t.
 	NewSession(id string, t SessionTransport) Session
-	// Blocking reports whether a request for method with params rp may
-	// block (it then runs on a worker).
-	Blocking(method []byte, rp *proto.Params) bool
+	// Blocking reports whether a request for method may block (it then
+	// runs on a worker); tool is the name a tools/call calls. (No pointer
+	// into the request's parse crosses the seam: it would escape.)
+	Blocking(method, tool []byte) bool
 	// ModernMethod reports whether a request of the Modern revision for
 	// method is served (else 404).
 	ModernMethod(method []byte) bool
