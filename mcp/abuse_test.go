@@ -8,12 +8,13 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
 
 // direct serves one request through the handler without a network.
-func direct(t testing.TB, h *mcp.HTTPHandler, sid, body string) *fasthttp.Response {
+func direct(t testing.TB, h *mcphttp.Handler, sid, body string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -57,7 +58,7 @@ func TestAbuseSessions(t *testing.T) {
 	// under -race or load): three times the time 10,000 take, at least 2 s.
 	idle := calibrateSessions(t, s) * 3
 	idle = max(idle, 2*time.Second)
-	h := mcp.NewHTTP(s, &mcp.HTTPOptions{SessionIdle: idle, MaxSessions: 20000})
+	h := mcphttp.New(s, &mcphttp.Options{SessionIdle: idle, MaxSessions: 20000})
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -93,7 +94,7 @@ func TestAbuseSessions(t *testing.T) {
 // calibrateSessions estimates how long opening 10,000 sessions takes here,
 // from 200 opened on a handler of their own.
 func calibrateSessions(t *testing.T, s *mcp.Server) time.Duration {
-	h := mcp.NewHTTP(s, &mcp.HTTPOptions{MaxSessions: 1000})
+	h := mcphttp.New(s, &mcphttp.Options{MaxSessions: 1000})
 	defer h.Shutdown(context.Background())
 	start := time.Now()
 	for range 200 {
@@ -107,7 +108,7 @@ func calibrateSessions(t *testing.T, s *mcp.Server) time.Duration {
 func TestMaxSessions(t *testing.T) {
 	s := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	require.NoError(t, mcpdemo.Register(s))
-	h := mcp.NewHTTP(s, &mcp.HTTPOptions{MaxSessions: 10})
+	h := mcphttp.New(s, &mcphttp.Options{MaxSessions: 10})
 	defer h.Shutdown(context.Background())
 	var ids []string
 	for range 15 {

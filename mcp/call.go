@@ -7,7 +7,8 @@ package mcp
 // (notifications/cancelled) without allocating: its Done channel is made
 // only when someone asks for it. On HTTP the endpoint makes the call before
 // the engine runs the message and the handlers find it in their context;
-// on a stream transport (stdio) the handler that needs one makes it.
+// on a stream transport (stdio) the handler that needs one makes it. The
+// HTTP side of a call (its stream, its answer) is package mcphttp's, tr.
 
 import (
 	"bytes"
@@ -21,6 +22,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
+	"github.com/jetrpc/jetrpc/mcp/internal/seam"
 )
 
 func getBuf() *pool.Buffer  { return pool.GetBuffer() }
@@ -59,7 +61,7 @@ type call struct {
 	stop      func() bool    // the AfterFunc that forwards the parent's end
 	after     sync.WaitGroup // the AfterFunc, until it has run or been stopped
 
-	http httpCall // the HTTP side (http.go); zero on stream transports
+	tr seam.CallTransport // the HTTP side (package mcphttp); nil on stream transports
 }
 
 var _ context.Context = (*call)(nil)
@@ -83,15 +85,11 @@ func (s *Server) putCall(c *call) {
 	}
 	// An AfterFunc that started must be done with c before c is reused.
 	c.after.Wait()
-	select { // a signal no one took (the stream started, then the response came)
-	case <-c.http.sig:
-	default:
-	}
 	scratch, tokbuf, id := c.scratch[:0], c.tokbuf[:0], c.id[:0]
 	if cap(scratch) > 64<<10 {
 		scratch = nil
 	}
-	*c = call{scratch: scratch, tokbuf: tokbuf, id: id, http: httpCall{sig: c.http.sig}}
+	*c = call{scratch: scratch, tokbuf: tokbuf, id: id}
 	s.calls.Put(c)
 }
 
@@ -243,7 +241,7 @@ func CallClient(ctx context.Context, method string, params, result any) error {
 	if c == nil {
 		return ErrNoStream
 	}
-	if c.modern || c.sess == nil || c.http.inline {
+	if c.modern || c.sess == nil || c.inline() {
 		return dispatch.ErrOneWay
 	}
 	return dispatch.PeerOf(c).Call(c, method, params, result)
@@ -258,7 +256,7 @@ func CallClient(ctx context.Context, method string, params, result any) error {
 // A call that had answered nothing yet starts its event stream first.
 func CloseSSEStream(ctx context.Context) bool {
 	c := callOf(ctx)
-	return c != nil && c.closeStream()
+	return c != nil && c.tr != nil && c.tr.CloseStream()
 }
 
 // ProtocolVersion returns the protocol revision the call of ctx is served

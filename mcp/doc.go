@@ -1,7 +1,7 @@
 // Package mcp serves the Model Context Protocol (MCP) on a jetrpc engine:
 // tools with typed inputs, resources and prompts, over stdio (NDJSON, with
-// package netserver) and over the Streamable HTTP transport (HTTPHandler,
-// which netserver's HTTPServer mounts at a path of its own with
+// package netserver) and over the Streamable HTTP transport (package mcphttp,
+// whose Handler netserver's HTTPServer mounts at a path of its own with
 // Options.Routes).
 //
 // It is not a second SDK: a Server registers the MCP methods (initialize,
@@ -64,7 +64,7 @@
 //
 // # Streamable HTTP
 //
-// See [HTTPHandler] for the endpoint's rules (sessions, event streams,
+// See package mcphttp's Handler for the endpoint's rules (sessions, event streams,
 // resumption with Last-Event-ID, the EventStore that keeps the events, the
 // session ids that a load balancer can route on).
 package mcp

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -22,16 +23,16 @@ import (
 type endpoint struct {
 	t   *testing.T
 	url string
-	h   *mcp.HTTPHandler
+	h   *mcphttp.Handler
 	c   *http.Client
 }
 
-func newEndpoint(t *testing.T, opts *mcp.HTTPOptions) *endpoint {
+func newEndpoint(t *testing.T, opts *mcphttp.Options) *endpoint {
 	t.Helper()
 	s := mcp.New(mcp.Implementation{Name: "test", Version: "1"}, nil)
 	require.NoError(t, mcpdemo.Register(s))
 	if opts == nil {
-		opts = &mcp.HTTPOptions{}
+		opts = &mcphttp.Options{}
 	}
 	if opts.Retry == 0 {
 		opts.Retry = 50 * time.Millisecond
@@ -40,14 +41,14 @@ func newEndpoint(t *testing.T, opts *mcp.HTTPOptions) *endpoint {
 }
 
 // serveHTTP serves s's HTTP endpoint on loopback until the test ends.
-func serveHTTP(t *testing.T, s *mcp.Server, opts *mcp.HTTPOptions) *endpoint {
+func serveHTTP(t *testing.T, s *mcp.Server, opts *mcphttp.Options) *endpoint {
 	t.Helper()
-	return serveHandler(t, mcp.NewHTTP(s, opts), s)
+	return serveHandler(t, mcphttp.New(s, opts), s)
 }
 
 // serveHandler serves h on loopback until the test ends, then shuts it
 // down and closes s (when not nil).
-func serveHandler(t *testing.T, h *mcp.HTTPHandler, s *mcp.Server) *endpoint {
+func serveHandler(t *testing.T, h *mcphttp.Handler, s *mcp.Server) *endpoint {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -169,7 +170,7 @@ func TestHTTPSessionErrors(t *testing.T) {
 	f("ping", "POST", hdr{"Mcp-Session-Id": sid}, ping, 200, `{"jsonrpc":"2.0","id":7,"result":{}}`)
 	f("missing session id", "POST", nil, ping, 400, "Mcp-Session-Id")
 	f("unknown session id", "POST", hdr{"Mcp-Session-Id": "x.y"}, ping, 404, "Session not found")
-	other, _ := mcp.NewSessionIDs("other", nil)
+	other, _ := mcphttp.NewSessionIDs("other", nil)
 	f("a valid-looking id of another key", "POST", hdr{"Mcp-Session-Id": other.New()}, ping, 404, "")
 	f("unsupported protocol version", "POST", hdr{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "1999-01-01"}, ping, 400, `"requested":"1999-01-01"`)
 	f("supported protocol version", "POST", hdr{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": mcp.Version20250618}, ping, 200, "")
@@ -204,7 +205,7 @@ func TestHTTPInitializeNegotiates(t *testing.T) {
 }
 
 func TestHTTPStateless(t *testing.T) {
-	e := newEndpoint(t, &mcp.HTTPOptions{Stateless: true})
+	e := newEndpoint(t, &mcphttp.Options{Stateless: true})
 	res, body := e.do("POST", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
 	require.Equal(t, 200, res.StatusCode, body)
 	require.Empty(t, res.Header.Get("Mcp-Session-Id"))
@@ -364,7 +365,7 @@ func TestHTTPCancel(t *testing.T) {
 }
 
 func TestHTTPStandaloneStream(t *testing.T) {
-	e := newEndpoint(t, &mcp.HTTPOptions{KeepAlive: 30 * time.Millisecond})
+	e := newEndpoint(t, &mcphttp.Options{KeepAlive: 30 * time.Millisecond})
 	sid := e.initialize(mcp.Latest)
 	res := e.open("GET", hdr{"Mcp-Session-Id": sid}, "")
 	require.Equal(t, 200, res.StatusCode)

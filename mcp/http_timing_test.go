@@ -7,10 +7,11 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/valyala/fasthttp"
 )
 
-// BenchmarkHTTPHandler: one request through the endpoint's handler, no
+// BenchmarkHTTPHandler: one request (mcphttp.Handler) through the endpoint's handler, no
 // network (what the endpoint itself costs; the server-level comparison
 // with other SDKs is bench/'s).
 func BenchmarkHTTPHandler(b *testing.B) {
@@ -18,7 +19,7 @@ func BenchmarkHTTPHandler(b *testing.B) {
 	if err := mcpdemo.Register(s); err != nil {
 		b.Fatal(err)
 	}
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	defer h.Shutdown(context.Background())
 	sid := string(direct(nil, h, "", initBody).Header.Peek("Mcp-Session-Id"))
 	for _, c := range []struct{ name, body string }{
@@ -55,7 +56,7 @@ func BenchmarkHTTPLoopback(b *testing.B) {
 	if err := mcpdemo.Register(s); err != nil {
 		b.Fatal(err)
 	}
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

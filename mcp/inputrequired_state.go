@@ -123,8 +123,10 @@ func (st *inputState) open(state []byte) error {
 // stateKey returns the key that signs the call's requestState: its HTTP
 // endpoint's session key, else the Server's own.
 func (c *call) stateKey() []byte {
-	if h := c.http.h; h != nil && h.ids != nil {
-		return h.ids.key
+	if c.tr != nil {
+		if k := c.tr.StateKey(); k != nil {
+			return k
+		}
 	}
 	return c.srv.ext.ownKey.get()
 }

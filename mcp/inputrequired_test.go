@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -40,7 +41,7 @@ func askTwice(ctx context.Context, _ struct{}) (*mcp.Result, error) {
 		model.Content.Text + " " + string(mcp.RequestState(ctx))), nil
 }
 
-func inputServer(t testing.TB, ids *mcp.SessionIDs) (*mcp.Server, *mcp.HTTPHandler) {
+func inputServer(t testing.TB, ids *mcphttp.SessionIDs) (*mcp.Server, *mcphttp.Handler) {
 	s := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	require.NoError(t, s.AddTool(mcp.NewTool("ask", "", askTwice)))
 	require.NoError(t, s.AddTool(mcp.NewTool("ask_too", "", askTwice)))
@@ -58,7 +59,7 @@ func inputServer(t testing.TB, ids *mcp.SessionIDs) (*mcp.Server, *mcp.HTTPHandl
 		}
 		return []mcp.ResourceContents{{URI: uri, Text: r.Roots[0].URI}}, nil
 	}}))
-	h := mcp.NewHTTP(s, &mcp.HTTPOptions{SessionIDs: ids})
+	h := mcphttp.New(s, &mcphttp.Options{SessionIDs: ids})
 	t.Cleanup(func() { h.Shutdown(context.Background()); s.Close() })
 	return s, h
 }
@@ -68,7 +69,7 @@ const allCaps = `{"elicitation":{},"sampling":{},"roots":{}}`
 // mrtr posts a 2026-07-28 request of method for name (a tool or prompt
 // name, or a URI) with the params' other members extra, and returns the
 // HTTP status and the JSON-RPC response.
-func mrtr(t testing.TB, h *mcp.HTTPHandler, method, name, caps, extra string) (int, map[string]json.RawMessage) {
+func mrtr(t testing.TB, h *mcphttp.Handler, method, name, caps, extra string) (int, map[string]json.RawMessage) {
 	t.Helper()
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
@@ -205,7 +206,7 @@ func forge(key []byte, body string) string {
 // does with the error; replicas that share the key take each other's.
 func TestInputRequiredStateRefused(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
-	ids, err := mcp.NewSessionIDs("a", key)
+	ids, err := mcphttp.NewSessionIDs("a", key)
 	require.NoError(t, err)
 	_, h := inputServer(t, ids)
 	_, msg := mrtr(t, h, "tools/call", "ask", allCaps, `"arguments":{"x":[1, 2]}`)
@@ -250,7 +251,7 @@ func TestInputRequiredStateRefused(t *testing.T) {
 
 	// Another replica with the key takes the state; a server with another
 	// key does not.
-	other, err := mcp.NewSessionIDs("b", key)
+	other, err := mcphttp.NewSessionIDs("b", key)
 	require.NoError(t, err)
 	_, replica := inputServer(t, other)
 	_, msg = mrtr(t, replica, "tools/call", "ask", allCaps, answer+`,"arguments":{"x":[1,2]},"requestState":"`+state+`"`)
@@ -295,7 +296,7 @@ func TestInputRequiredCapabilities(t *testing.T) {
 		askErr = mcp.Ask(ctx, mcp.InputRequest{Key: in.Key, Method: in.Method})
 		return nil, askErr
 	})))
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	t.Cleanup(func() { h.Shutdown(context.Background()); s.Close() })
 
 	status, msg := mrtr(t, h, "tools/call", "probe", `{"sampling":{}}`, `"arguments":{"Method":"elicitation/create","Key":"k"}`)

@@ -6,7 +6,7 @@ package mcp
 // asked for and the server honours), sends the acknowledgment, then waits
 // until the call ends: on HTTP its event stream's connection is lost, on
 // stdio the client sends notifications/cancelled for it, or the server
-// shuts down (HTTPHandler.Shutdown ends the streams with the request's
+// shuts down (mcphttp's Handler.Shutdown ends the streams with the request's
 // result first; on stdio the client gets notifications/cancelled for it).
 // ToolsChanged, PromptsChanged, ResourcesChanged and
 // ResourceUpdated send their notification, tagged with the subscription id
@@ -26,7 +26,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
-	"github.com/jetrpc/jetrpc/mcp/internal/sse"
+	"github.com/jetrpc/jetrpc/mcp/internal/seam"
 )
 
 const (
@@ -63,7 +63,7 @@ type listener struct {
 	end  chan struct{} // closed to end it gracefully (endListeners)
 	once sync.Once     // closes end
 	gone chan struct{} // closed once its handler has let go
-	st   *sse.Stream   // its HTTP event stream, as the handler left it
+	st   seam.Stream   // its HTTP event stream, as the handler left it
 }
 
 // EnableListChanged declares listChanged for the tools, prompts and
@@ -148,7 +148,7 @@ func (l *listener) send(method string, extra []byte) bool {
 // an HTTP stream, which ends with its connection.
 func (l *listener) teardown() {
 	c := l.c
-	if c.http.h != nil || c.parent.Err() == nil {
+	if c.tr != nil || c.parent.Err() == nil {
 		return
 	}
 	params := append(append([]byte(`{"_meta":{"`+metaSubID+`":`), l.id...), `},"requestId":`...)
@@ -265,9 +265,9 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
-	c.mu.Lock()
-	l.st = c.http.st
-	c.mu.Unlock()
+	if c.tr != nil {
+		l.st = c.tr.Stream()
+	}
 	close(l.gone)
 	switch {
 	case graceful: // the subscription's end, as a result
@@ -279,15 +279,15 @@ func (s *Server) listenStream(ctx context.Context, params, dst []byte) ([]byte, 
 	return dst, err
 }
 
-// endListeners ends the listen streams of h with their result (the
+// endListeners ends the listen streams of endpoint (an HTTP handler) with their result (the
 // subscriptions/listen response that tells the client the server ended
 // them, not the connection), and waits until each stream has written it
-// or ctx ends (a second at most): HTTPHandler.Shutdown calls it before it ends the streams.
-func (s *Server) endListeners(ctx context.Context, h *HTTPHandler) {
+// or ctx ends (a second at most): mcphttp's Handler.Shutdown calls it before it ends the streams.
+func (s *Server) endListeners(ctx context.Context, endpoint any) {
 	var ls []*listener
 	s.listen.mu.Lock()
 	for l := range s.listen.set {
-		if l.c.http.h == h {
+		if l.c.tr != nil && l.c.tr.Endpoint() == endpoint {
 			ls = append(ls, l)
 		}
 	}

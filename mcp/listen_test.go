@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -49,7 +50,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // server/discover declares listChanged (initialize does not).
 func TestListenHTTP(t *testing.T) {
 	s := listenServer(t, true)
-	e := serveHTTP(t, s, &mcp.HTTPOptions{KeepAlive: 20 * time.Millisecond})
+	e := serveHTTP(t, s, &mcphttp.Options{KeepAlive: 20 * time.Millisecond})
 	_, body := e.do("POST", modernHdr("server/discover", ""), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`)
 	require.Contains(t, body, `"capabilities":{"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}`)
 	_, body = e.do("POST", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)

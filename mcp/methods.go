@@ -197,7 +197,7 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 	}
 	c.setToken(p.Token)
 	c.setID(dispatch.RequestID(ctx))
-	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
+	if c.sess != nil && !c.inline() && len(c.id) > 0 {
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
@@ -246,7 +246,7 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 		return dst, dispatch.NewError(code, "Resource not found", append(data, '}'))
 	}
 	c.setID(dispatch.RequestID(ctx))
-	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
+	if c.sess != nil && !c.inline() && len(c.id) > 0 {
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}
@@ -294,7 +294,7 @@ func (s *Server) promptsGet(ctx context.Context, params, dst []byte) ([]byte, er
 		}
 	}
 	c.setID(dispatch.RequestID(ctx))
-	if c.sess != nil && !c.http.inline && len(c.id) > 0 {
+	if c.sess != nil && !c.inline() && len(c.id) > 0 {
 		c.sess.calls.add(c)
 		defer c.sess.calls.remove(c)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -21,10 +22,10 @@ import (
 func TestParamHeaderAllocs(t *testing.T) {
 	plain := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	require.NoError(t, mcpdemo.Register(plain))
-	hp := mcp.NewHTTP(plain, nil)
+	hp := mcphttp.New(plain, nil)
 	defer hp.Shutdown(context.Background())
 	hm := paramServer(t)
-	allocs := func(h *mcp.HTTPHandler, tool, args string, hd ...string) float64 {
+	allocs := func(h *mcphttp.Handler, tool, args string, hd ...string) float64 {
 		var req fasthttp.Request
 		req.Header.SetMethod("POST")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -57,7 +58,7 @@ func TestParamHeaderAllocs(t *testing.T) {
 	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}}`)
 	require.NoError(t, errors.Join(s.AddTool(mcp.NewTool("route", "", route)), s.AddTool(unmarked),
 		s.AddTool(count), s.AddTool(mcp.NewTool("count_unmarked", "", echoArgs))))
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	defer h.Shutdown(context.Background())
 	const args = `{"region":"us-west1","target":{"zone":"z1"},"shard":7,"fast":true}`
 	want := allocs(h, "route_unmarked", args)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -121,7 +122,7 @@ func TestParamHeaderMarks(t *testing.T) {
 // paramServer is a 2026-07-28 endpoint with the demo tools, a tool whose
 // schema marks region, zone, shard and fast (from RouteIn) and a
 // hand-written one that marks a bare integer.
-func paramServer(t testing.TB) *mcp.HTTPHandler {
+func paramServer(t testing.TB) *mcphttp.Handler {
 	s := mcp.New(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	require.NoError(t, mcpdemo.Register(s))
 	require.NoError(t, s.AddTool(mcp.NewTool("route", "", func(_ context.Context, in RouteIn) (*mcp.Result, error) {
@@ -130,19 +131,19 @@ func paramServer(t testing.TB) *mcp.HTTPHandler {
 	n := mcp.NewTool("count", "", echoArgs)
 	n.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}}`)
 	require.NoError(t, s.AddTool(n))
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	t.Cleanup(func() { h.Shutdown(context.Background()); s.Close() })
 	return h
 }
 
 // paramCall posts a 2026-07-28 tools/call of tool with the arguments
 // args and the headers hd (name, value; a name twice is sent twice).
-func paramCall(h *mcp.HTTPHandler, tool, args string, hd ...string) *fasthttp.Response {
+func paramCall(h *mcphttp.Handler, tool, args string, hd ...string) *fasthttp.Response {
 	return paramPost(h, tool, tool, args, hd...)
 }
 
 // paramPost is paramCall with the Mcp-Name header nameHeader.
-func paramPost(h *mcp.HTTPHandler, nameHeader, tool, args string, hd ...string) *fasthttp.Response {
+func paramPost(h *mcphttp.Handler, nameHeader, tool, args string, hd ...string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -288,7 +289,7 @@ func TestMirroredHeaders(t *testing.T) {
 
 // wireCall serves a 2026-07-28 tools/call parsed from the wire, with the
 // header lines hd.
-func wireCall(t *testing.T, h *mcp.HTTPHandler, tool, args string, hd ...string) *fasthttp.Response {
+func wireCall(t *testing.T, h *mcphttp.Handler, tool, args string, hd ...string) *fasthttp.Response {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `,` + modernMeta + `}}`
 	raw := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n" +

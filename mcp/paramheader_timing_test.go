@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/valyala/fasthttp"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkModernCall(b *testing.B) {
 	if err := mcpdemo.RegisterConformance(s); err != nil {
 		b.Fatal(err)
 	}
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	defer h.Shutdown(context.Background())
 	for _, c := range []struct{ name, tool, args, region string }{
 		{"echo", "echo", `{"text":"hello"}`, ""},

@@ -2,19 +2,17 @@ package mcp
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
-	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
-	"github.com/jetrpc/jetrpc/mcp/internal/sse"
+	"github.com/jetrpc/jetrpc/mcp/internal/seam"
 )
 
 type sessKey struct{}
 
 // session is what one client's initialize began: on HTTP a session with
-// its Mcp-Session-Id and event streams, on a stream transport (stdio) the
-// connection.
+// its Mcp-Session-Id (its event streams are mcphttp's, tr), on a stream
+// transport (stdio) the connection.
 type session struct {
 	id          string
 	ver         atomic.Int32 // 1 + the index of the negotiated revision in proto.Legacy; 0: none yet
@@ -22,19 +20,7 @@ type session struct {
 	calls       inflight   // its calls in progress, for notifications/cancelled
 	ext         sessionExt // its logging level (session_ext.go)
 
-	// HTTP only (http_session.go).
-	h        *HTTPHandler
-	conn     *engineconn.Conn // its context is the session's; its Peer sends to the client
-	lastUsed atomic.Int64     // unix nanoseconds
-	active   atomic.Int32     // requests being served and streams attached
-	done     chan struct{}    // closed when the session ends
-	keep     atomic.Bool      // close leaves its state and events in the store (adopt.go)
-
-	mu         sync.Mutex
-	closed     bool
-	streams    map[uint64]*sse.Stream // by stream id: live ones and the last ended ones
-	ended      []uint64               // ended streams, oldest first
-	standalone *sse.Stream            // the GET stream, once asked for
+	tr seam.SessionTransport // the HTTP side (package mcphttp); nil on stream transports
 }
 
 // sessionOf returns the session of a handler's context: its call's, or

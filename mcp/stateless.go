@@ -180,7 +180,7 @@ func (c *call) failed(err error) error {
 // noteStatus is failed's slow path (re escapes: it is allocated only here).
 func (c *call) noteStatus(err error) {
 	var re *encode.Error
-	if errors.As(err, &re) && re.Code == CodeMissingRequiredCapability {
-		c.http.status = 400
+	if errors.As(err, &re) && re.Code == CodeMissingRequiredCapability && c.tr != nil {
+		c.tr.SetStatus(400)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -31,7 +32,7 @@ func TestStatelessAllocs(t *testing.T) {
 		require.NoError(t, s.AddTool(tool))
 	}
 	require.NoError(t, s.EnableLogging())
-	h := mcp.NewHTTP(s, nil)
+	h := mcphttp.New(s, nil)
 	defer h.Shutdown(context.Background())
 	allocs := func(tool string, hd hdr, body string) float64 {
 		var req fasthttp.Request

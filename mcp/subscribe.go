@@ -64,8 +64,8 @@ func (s *Server) subscription(ctx context.Context, params, dst []byte, on bool) 
 // sessionPeer returns what sends to the client of sess outside a call: the
 // HTTP session's connection, or the stream connection of ctx.
 func sessionPeer(ctx context.Context, sess *session) *dispatch.Peer {
-	if sess.conn != nil {
-		return dispatch.PeerOf(sess.conn.Context())
+	if sess.tr != nil {
+		return dispatch.PeerOf(sess.tr.PeerContext())
 	}
 	return dispatch.PeerOf(ctx)
 }

@@ -23,7 +23,7 @@ type Tool struct {
 	// describe the types by hand. A property of InputSchema reached from
 	// the root through "properties" alone may carry "x-mcp-header": NAME
 	// (2026-07-28): clients mirror that argument into the HTTP header
-	// Mcp-Param-NAME, and HTTPHandler rejects a call whose header is
+	// Mcp-Param-NAME, and mcphttp.Handler rejects a call whose header is
 	// missing or does not match. A struct field tagged `mcpheader:"NAME"`
 	// writes it into a derived schema. AddTool checks the marks (a string,
 	// integer or boolean property; NAME an HTTP token, unique regardless

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/valyala/fasthttp"
 )
@@ -43,7 +44,7 @@ func (m *mcpFlags) check(httpAddr string, stdio bool) error {
 // mcpServe is the running MCP server.
 type mcpServe struct {
 	srv     *mcp.Server
-	http    *mcp.HTTPHandler  // nil without --http
+	http    *mcphttp.Handler  // nil without --http
 	stdio   *netserver.Server // nil without --stdio
 	replica *mcpReplicaFlags  // the shared store, closed by shutdown
 }
@@ -60,7 +61,7 @@ func newMCP(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *mcpSer
 	}
 	if cfg.http != "" {
 		origins := cfg.sec.origins // --allow-origin; netserver's guard also checks Host and Origin before the route
-		m.http = mcp.NewHTTP(m.srv, &mcp.HTTPOptions{Logger: log,
+		m.http = mcphttp.New(m.srv, &mcphttp.Options{Logger: log,
 			CheckOrigin: func(origin, host []byte) bool { return origins.Allow(string(origin), string(host)) },
 			EventStore:  cfg.mcp.replica.store, SessionIDs: cfg.mcp.replica.ids})
 		if cfg.mcp.replica.store != nil {

@@ -3,7 +3,7 @@ package main
 // NOTE: the replica flags of jetrpc serve --mcp (#15). Replicas that share
 // --mcp-store and --mcp-key take over each other's sessions: a request or a
 // resume naming a session that another replica opened is served from the
-// store (package mcp's adopt.go). --mcp-instance is the first part of the
+// store (package mcphttp's adopt.go). --mcp-instance is the first part of the
 // session ids this replica mints, which a load balancer routes on
 // (deploy/haproxy.cfg).
 
@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jetrpc/jetrpc/mcp"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 )
@@ -27,8 +27,8 @@ type mcpReplicaFlags struct {
 	keyFile  string // --mcp-key
 	instance string // --mcp-instance
 
-	store streamstore.Store // nil: the default MemoryStore
-	ids   *mcp.SessionIDs   // nil: a random tag and key
+	store streamstore.Store   // nil: the default MemoryStore
+	ids   *mcphttp.SessionIDs // nil: a random tag and key
 	close func()
 }
 
@@ -64,7 +64,7 @@ func (f *mcpReplicaFlags) check(on bool) error {
 	if !on {
 		return nil
 	}
-	ids, err := mcp.NewSessionIDs(f.instance, key)
+	ids, err := mcphttp.NewSessionIDs(f.instance, key)
 	if err != nil {
 		return fmt.Errorf("--mcp-instance %q: %v", f.instance, err)
 	}

@@ -15,7 +15,7 @@
 //	bucket  Options.Bucket, key TOKEN: the session's state
 //
 // where TOKEN is the session id with its dot as '=' (an id of
-// mcp.SessionIDs; any other is "=" and its base64url). Events are kept for
+// mcphttp.SessionIDs; any other is "=" and its base64url). Events are kept for
 // Options.MaxAge, at most Options.MaxEvents per stream; session states for
 // Options.SessionTTL after they were saved.
 //

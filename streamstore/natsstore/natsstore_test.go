@@ -14,6 +14,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/natstest"
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
+	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/jetrpc/jetrpc/streamstore/natsstore"
 	"github.com/stretchr/testify/require"
@@ -128,16 +129,16 @@ func TestStoreFollow(t *testing.T) {
 // in the shared store.
 type replica struct {
 	url string
-	h   *mcp.HTTPHandler
+	h   *mcphttp.Handler
 }
 
 func newReplica(t *testing.T, natsURL, instance string, key []byte) *replica {
 	t.Helper()
 	s := mcp.New(mcp.Implementation{Name: "test", Version: "1"}, nil)
 	require.NoError(t, mcpdemo.Register(s))
-	ids, err := mcp.NewSessionIDs(instance, key)
+	ids, err := mcphttp.NewSessionIDs(instance, key)
 	require.NoError(t, err)
-	h := mcp.NewHTTP(s, &mcp.HTTPOptions{EventStore: newStore(t, natsURL), SessionIDs: ids, Retry: 50 * time.Millisecond})
+	h := mcphttp.New(s, &mcphttp.Options{EventStore: newStore(t, natsURL), SessionIDs: ids, Retry: 50 * time.Millisecond})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := &fasthttp.Server{Handler: h.ServeFastHTTP, CloseOnShutdown: true}
@@ -224,7 +225,7 @@ func TestReplicas(t *testing.T) {
 	require.Contains(t, body, `"text":"hi"`)
 	require.Equal(t, 1, b.h.Sessions())
 	// A made-up id (another key's MAC) is 404 on B.
-	forged, _ := mcp.NewSessionIDs("ra", []byte("another key of 32 bytes........."))
+	forged, _ := mcphttp.NewSessionIDs("ra", []byte("another key of 32 bytes........."))
 	code, _ = b.do(t, "POST", forged.New(), "", `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	require.Equal(t, 404, code)
 

@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 import (
 	"crypto/hmac"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// SessionIDs mints and checks the Mcp-Session-Id values of an HTTPHandler.
+// SessionIDs mints and checks the Mcp-Session-Id values of an Handler.
 // An id is
 //
 //	INSTANCE "." NONCE MAC

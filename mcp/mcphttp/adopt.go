@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 // NOTE: sessions that outlive their replica. When the EventStore is shared
 // by several replicas (it also implements streamstore.SessionStore),
@@ -23,6 +23,8 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/pool"
+	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
@@ -71,7 +73,7 @@ func readSessionState(state []byte) (version string, ok bool) {
 
 // saveSession stores the state of a session initialize opened, when the
 // store is shared. body is the initialize request.
-func (h *HTTPHandler) saveSession(s *session, body []byte) {
+func (h *Handler) saveSession(s *session, body []byte) {
 	ss, ok := h.store.(streamstore.SessionStore)
 	if !ok {
 		return
@@ -81,9 +83,9 @@ func (h *HTTPHandler) saveSession(s *session, body []byte) {
 	if m, err := p.Parse(body); err == nil {
 		params = m.Params
 	}
-	b := getBuf()
-	defer putBuf(b)
-	b.B = newSessionState(b.B, s.versionOr(Latest), params)
+	b := pool.GetBuffer()
+	defer pool.PutBuffer(b)
+	b.B = newSessionState(b.B, s.core.VersionOr(mcp.Latest), params)
 	if err := ss.SaveSession(h.ctx, s.id, b.B); err != nil {
 		h.log.Warn("mcp: session store save failed", "err", err)
 	}
@@ -91,7 +93,7 @@ func (h *HTTPHandler) saveSession(s *session, body []byte) {
 
 // lookupOrAdopt returns the open session of id, adopting it from the
 // shared store when this process does not hold it; nil: none.
-func (h *HTTPHandler) lookupOrAdopt(id []byte) *session {
+func (h *Handler) lookupOrAdopt(id []byte) *session {
 	if s := h.lookup(id); s != nil {
 		return s
 	}
@@ -100,7 +102,7 @@ func (h *HTTPHandler) lookupOrAdopt(id []byte) *session {
 
 // adopt makes a session another replica opened this process's, from its
 // state in the shared store. id is valid only during the call.
-func (h *HTTPHandler) adopt(id string) *session {
+func (h *Handler) adopt(id string) *session {
 	ss, ok := h.store.(streamstore.SessionStore)
 	if !ok {
 		return nil
@@ -124,8 +126,8 @@ func (h *HTTPHandler) adopt(id string) *session {
 		return nil
 	}
 	s := h.newSessionID(string([]byte(id)))
-	s.setVersion(version)
-	s.initialized.Store(true)
+	s.core.SetVersion(version)
+	s.core.SetInitialized()
 	if v, loaded := h.sessions.LoadOrStore(s.id, s); loaded { // another request adopted it first
 		s.leave()
 		return v.(*session)
@@ -148,7 +150,7 @@ func (s *session) leave() {
 
 // leaveSession ends a session here and forgets it here; a shared store
 // keeps it (Shutdown: another replica takes over), any other forgets it.
-func (h *HTTPHandler) leaveSession(s *session) {
+func (h *Handler) leaveSession(s *session) {
 	if _, shared := h.store.(streamstore.SessionStore); shared {
 		s.keep.Store(true)
 	}
@@ -159,7 +161,7 @@ func (h *HTTPHandler) leaveSession(s *session) {
 // from a store that can follow it: the stored events after seq, then the
 // live ones until the final event. It reports false when the store cannot
 // follow streams (the caller replays what it has).
-func (h *HTTPHandler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, seq uint64) bool {
+func (h *Handler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, seq uint64) bool {
 	f, ok := h.store.(streamstore.Follower)
 	if !ok {
 		return false
@@ -207,7 +209,7 @@ func (h *HTTPHandler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, 
 // follow writes events, then the stream's live events after last, until
 // the final one, the connection fails, or the session or the endpoint
 // ends.
-func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(time.Time) error },
+func (h *Handler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(time.Time) error },
 	f streamstore.Follower, sess *session, key streamstore.Key, last uint64, events []byte) {
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
@@ -258,9 +260,10 @@ func (h *HTTPHandler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(tim
 
 // newSessionID makes a session of the endpoint with the given id; it is
 // not yet in the table.
-func (h *HTTPHandler) newSessionID(id string) *session {
+func (h *Handler) newSessionID(id string) *session {
 	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*sse.Stream{}}
-	s.conn = engineconn.NewConn(h.srv.e, h.ctx, s.send, false)
+	s.core = h.core.NewSession(id, s)
+	s.conn = engineconn.NewConn(h.e, h.ctx, s.send, false)
 	s.touch()
 	return s
 }

@@ -1,11 +1,13 @@
-package mcp
+package mcphttp
 
-// NOTE: the Streamable HTTP endpoint (http.go: options, the handler, POST;
-// http_get.go: GET and DELETE; http_session.go: sessions; http_check.go:
-// the Modern revision's checks; internal/sse: event streams;
-// internal/httpx: header checks and error answers). A POST is parsed once
-// here (to route and check it), then run by the engine under a call that
-// carries the request's session and stream. A cheap request (every method
+// NOTE: the Streamable HTTP endpoint (handler.go: options, the handler,
+// POST; call.go: a request's call and answer; get.go: GET and DELETE;
+// session.go: sessions; adopt.go: the shared store; check.go: the Modern
+// revision's checks; mcp/internal/sse: event streams; mcp/internal/httpx:
+// header checks and error answers; mcp/internal/seam: what it asks of the
+// mcp.Server). A POST is parsed once here (to route and check it), then
+// run by the engine under an mcp call that carries the request's session
+// and stream. A cheap request (every method
 // but tools/call, resources/read and prompts/get, and Inline tools) runs
 // on fasthttp's goroutine; the others on a worker, while fasthttp's
 // goroutine waits for the first of: the response (answered as
@@ -25,16 +27,18 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
+	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/seam"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 	"github.com/jetrpc/jetrpc/streamstore"
 	"github.com/valyala/fasthttp"
 )
 
-// HTTPOptions configures an HTTPHandler. A nil *HTTPOptions, and every
+// Options configures an Handler. A nil *Options, and every
 // zero field, means the default.
-type HTTPOptions struct {
+type Options struct {
 	// Stateless turns sessions off: no Mcp-Session-Id is issued or
 	// required, GET and DELETE answer 405, streams are not resumable and
 	// the client cannot be called. Requests of the Modern revision are
@@ -80,7 +84,7 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 }
 
-// HTTPHandler is the Streamable HTTP endpoint of a Server, for all the
+// Handler is the Streamable HTTP endpoint of an mcp.Server, for all the
 // protocol revisions at once:
 //
 //   - POST carries one JSON-RPC message; a JSON array is 400. A
@@ -112,13 +116,14 @@ type HTTPOptions struct {
 //     HeaderMismatch; an unknown method, or one that revision removed
 //     (initialize, ping, logging/setLevel, resources/subscribe and
 //     unsubscribe), 404). Its subscriptions/listen is answered with an
-//     event stream that stays open (see Server.ToolsChanged).
+//     event stream that stays open (see mcp.Server.ToolsChanged).
 //   - A request with a foreign Origin gets 403 (CheckOrigin).
 //
 // Mount it with netserver.Options.Routes (jetrpc serve --mcp does, at
 // /mcp), or call ServeFastHTTP from a fasthttp server of your own.
-type HTTPHandler struct {
-	srv          *Server
+type Handler struct {
+	core         seam.Core
+	e            *dispatch.Engine
 	log          *slog.Logger
 	stateless    bool
 	origin       func(origin, host []byte) bool
@@ -147,21 +152,23 @@ type HTTPHandler struct {
 	closed   bool
 
 	parsers sync.Pool  // *decode.Parser
+	calls   sync.Pool  // *call
 	events  sse.Config // what the event streams share
 }
 
-// NewHTTP returns the Streamable HTTP endpoint of s (nil opts: the
+// New returns the Streamable HTTP endpoint of s (nil opts: the
 // defaults). Call Shutdown when done.
-func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
+func New(s *mcp.Server, opts *Options) *Handler {
 	if opts == nil {
-		opts = &HTTPOptions{}
+		opts = &Options{}
 	}
-	h := &HTTPHandler{srv: s, log: opts.Logger, stateless: opts.Stateless, origin: opts.CheckOrigin,
+	k := seam.CoreOf(s)
+	h := &Handler{core: k, e: k.Engine(), log: opts.Logger, stateless: opts.Stateless, origin: opts.CheckOrigin,
 		store: opts.EventStore, ids: opts.SessionIDs, retry: opts.Retry, keepAlive: opts.KeepAlive,
 		writeTimeout: opts.WriteTimeout, maxPending: opts.MaxPending, maxSessions: opts.MaxSessions,
 		idle: opts.SessionIdle, done: make(chan struct{})}
 	if h.log == nil {
-		h.log = s.log
+		h.log = k.Logger()
 	}
 	if h.origin == nil {
 		h.origin = httpx.LoopbackOrigin
@@ -188,12 +195,13 @@ func NewHTTP(s *Server, opts *HTTPOptions) *HTTPHandler {
 	httpx.RandRead(seed[:])
 	h.streamIDs.Store(uint64(seed[0])<<56 | uint64(seed[1])<<48 | uint64(seed[2])<<40 | uint64(seed[3])<<32 |
 		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
-	h.ctx, h.cancel = context.WithCancel(s.baseContext())
+	h.ctx, h.cancel = context.WithCancel(k.BaseContext())
 	h.events.Ctx = h.ctx
-	h.anon = engineconn.NewConn(s.e, h.ctx, h.sendAnon, true)
+	h.anon = engineconn.NewConn(h.e, h.ctx, h.sendAnon, true)
 	h.workers = pool.NewWorkers(&pool.WorkersOptions{Max: opts.MaxWorkers, IdleTimeout: 10 * time.Second})
 	h.parsers.New = func() any { return new(decode.Parser) }
-	s.freeze()
+	h.calls.New = func() any { return new(call) }
+	k.Freeze()
 	return h
 }
 
@@ -207,7 +215,7 @@ func positiveDur(d, def time.Duration) time.Duration {
 // Shutdown stops the endpoint: new requests get 503, event streams end
 // (their clients may resume on another replica), and it waits for the
 // requests in flight until ctx ends, then cancels them. Sessions end.
-func (h *HTTPHandler) Shutdown(ctx context.Context) error {
+func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -215,7 +223,7 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	}
 	h.closed = true
 	h.mu.Unlock()
-	h.srv.endListeners(ctx, h) // subscriptions/listen streams end with their result
+	h.core.EndListeners(ctx, h) // subscriptions/listen streams end with their result
 	close(h.done)
 	waited := make(chan struct{})
 	go func() { h.running.Wait(); close(waited) }()
@@ -235,7 +243,7 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 	return err
 }
 
-func (h *HTTPHandler) isClosed() bool {
+func (h *Handler) isClosed() bool {
 	select {
 	case <-h.done:
 		return true
@@ -245,17 +253,17 @@ func (h *HTTPHandler) isClosed() bool {
 }
 
 // Sessions returns the number of open sessions.
-func (h *HTTPHandler) Sessions() int { return int(h.count.Load()) }
+func (h *Handler) Sessions() int { return int(h.count.Load()) }
 
 // ServeFastHTTP serves one request to the endpoint.
-func (h *HTTPHandler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
+func (h *Handler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	if origin := ctx.Request.Header.Peek("Origin"); len(origin) > 0 && !h.origin(origin, ctx.Host()) {
 		httpx.Error(ctx, fasthttp.StatusForbidden, nil, -32600, "Forbidden: origin not allowed")
 		return
 	}
 	if h.isClosed() {
 		ctx.SetConnectionClose()
-		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, h.srv.e.ConditionCode(encode.CodeShuttingDown),
+		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, h.e.ConditionCode(encode.CodeShuttingDown),
 			"Server shutting down")
 		return
 	}
@@ -273,7 +281,7 @@ func (h *HTTPHandler) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	}
 }
 
-func (h *HTTPHandler) notAllowed(ctx *fasthttp.RequestCtx) {
+func (h *Handler) notAllowed(ctx *fasthttp.RequestCtx) {
 	allow := "GET, POST, DELETE"
 	if h.stateless {
 		allow = "POST"
@@ -283,7 +291,7 @@ func (h *HTTPHandler) notAllowed(ctx *fasthttp.RequestCtx) {
 }
 
 // post serves a POST: one message.
-func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
+func (h *Handler) post(ctx *fasthttp.RequestCtx) {
 	if !httpx.AcceptsBoth(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
 		httpx.Error(ctx, fasthttp.StatusNotAcceptable, nil, -32600,
 			"Not Acceptable: the client must accept both application/json and text/event-stream")
@@ -312,17 +320,16 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 	}
 	var rp proto.Params
 	rp.Parse(m.Params)
-	c := h.srv.getCall(nil)
-	c.http.h = h
+	c := h.getCall()
 	if !h.route(ctx, c, m, &rp) {
-		h.srv.putCall(c)
+		h.putCall(c)
 		return
 	}
 	if m.Kind != decode.Call { // a notification, or a response to the client's call
-		out := h.srv.e.ProcessContext(c, nil, body)
+		out := h.e.ProcessContext(c.c, nil, body)
 		_ = out // none: no answer is due
 		h.finishRequest(c)
-		h.srv.putCall(c)
+		h.putCall(c)
 		ctx.SetStatusCode(fasthttp.StatusAccepted)
 		return
 	}
@@ -331,13 +338,13 @@ func (h *HTTPHandler) post(ctx *fasthttp.RequestCtx) {
 
 // route decides how the message is served: its revision, its session. It
 // answers the errors itself and then returns false.
-func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params) bool {
+func (h *Handler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params) bool {
 	hv := ctx.Request.Header.Peek("Mcp-Protocol-Version")
 	if len(hv) > 0 && !proto.IsSupported(hv) && !rp.HasVersion { // with _meta's, routeModern compares them first
-		httpx.RPCError(ctx, fasthttp.StatusBadRequest, m.ID, unsupportedVersion(hv))
+		httpx.RPCError(ctx, fasthttp.StatusBadRequest, m.ID, h.core.UnsupportedVersion(hv))
 		return false
 	}
-	if string(hv) == Modern || rp.HasVersion {
+	if string(hv) == mcp.Modern || rp.HasVersion {
 		return h.routeModern(ctx, c, m, rp, hv)
 	}
 	if m.Kind == decode.Call && string(m.Method) == "initialize" {
@@ -348,13 +355,13 @@ func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 				return false
 			}
 			c.sess, c.parent = sess, sess.conn.Context()
-			c.http.opened = true
+			c.opened = true
 			sess.active.Add(1)
 		}
 		return h.ready(c)
 	}
 	if h.stateless {
-		c.version = Version20250326
+		c.version = mcp.Version20250326
 		if len(hv) > 0 {
 			c.version = string(hv)
 		}
@@ -372,20 +379,26 @@ func (h *HTTPHandler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 	}
 	sess.active.Add(1) // busy until finishRequest, which touches it: it cannot expire meanwhile
 	c.sess, c.parent = sess, sess.conn.Context()
-	c.version = sess.versionOr(Version20250326)
+	c.version = sess.core.VersionOr(mcp.Version20250326)
 	return h.ready(c)
 }
 
-// ready gives a stateless call its context.
-func (h *HTTPHandler) ready(c *call) bool {
+// ready gives a stateless call its context, and the call what route
+// decided.
+func (h *Handler) ready(c *call) bool {
 	if c.parent == nil {
 		c.parent = h.anon.Context()
 	}
+	var core seam.Session // nil, not a nil *session: stateless
+	if c.sess != nil {
+		core = c.sess.core
+	}
+	c.c.Route(core, c.parent, c.version, c.modern)
 	return true
 }
 
 // finishRequest ends the request's hold on its session.
-func (h *HTTPHandler) finishRequest(c *call) {
+func (h *Handler) finishRequest(c *call) {
 	if c.sess != nil {
 		c.sess.touch()
 		c.sess.active.Add(-1)
@@ -393,52 +406,49 @@ func (h *HTTPHandler) finishRequest(c *call) {
 }
 
 // blocking reports whether the request may block, so runs on a worker.
-func (h *HTTPHandler) blocking(m *decode.Message, rp *proto.Params) bool {
-	switch string(m.Method) {
-	case "tools/call":
-		t := h.srv.toolIdx[string(proto.Text(nil, rp.Name, rp.NameEsc))]
-		return t != nil && !t.Inline
-	case "resources/read", "prompts/get", methodListen:
-		return true
+func (h *Handler) blocking(m *decode.Message, rp *proto.Params) bool {
+	var tool []byte
+	if string(m.Method) == "tools/call" {
+		tool = proto.Text(nil, rp.Name, rp.NameEsc)
 	}
-	return false
+	return h.core.Blocking(m.Method, tool)
 }
 
 // serveCall runs a request and answers it.
-func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params, body []byte) {
-	c.http.resumable = c.sess != nil && !c.modern
-	c.http.prime = c.http.resumable && proto.AtLeast(c.version, Version20251125)
+func (h *Handler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp *proto.Params, body []byte) {
+	c.resumable = c.sess != nil && !c.modern
+	c.prime = c.resumable && proto.AtLeast(c.version, mcp.Version20251125)
 	if !h.blocking(m, rp) {
-		c.http.inline = true
+		c.inline = true
 		out := ctx.Response.SwapBody(nil)[:0]
-		out = h.srv.e.ProcessContext(c, out, body)
-		if c.http.opened { // initialize: keep its session if it succeeded
+		out = h.e.ProcessContext(c.c, out, body)
+		if c.opened { // initialize: keep its session if it succeeded
 			h.settleSession(ctx, c, out)
 		}
 		h.finishRequest(c)
 		h.answer(ctx, c, out)
-		h.srv.putCall(c)
+		h.putCall(c)
 		return
 	}
-	c.http.body = append(c.http.body[:0], body...)
-	if c.http.sig == nil {
-		c.http.sig = make(chan struct{}, 1)
+	c.body = append(c.body[:0], body...)
+	if c.sig == nil {
+		c.sig = make(chan struct{}, 1)
 	}
-	c.http.refs.Store(2)
+	c.refs.Store(2)
 	if !h.workers.Submit(c) {
 		go c.Run()
 	}
 	var mode uint8
 	var st *sse.Stream
 	for mode == modeUndecided {
-		<-c.http.sig
+		<-c.sig
 		c.mu.Lock()
-		mode, st = c.http.mode, c.http.st
+		mode, st = c.mode, c.st
 		c.mu.Unlock()
 	}
 	switch mode {
 	case modeJSON:
-		out := append(ctx.Response.SwapBody(nil)[:0], c.http.out...)
+		out := append(ctx.Response.SwapBody(nil)[:0], c.out...)
 		h.answer(ctx, c, out)
 	case modeCancelled:
 		ctx.Response.Header.SetContentType("text/event-stream")
@@ -449,66 +459,18 @@ func (h *HTTPHandler) serveCall(ctx *fasthttp.RequestCtx, c *call, m *decode.Mes
 	c.release()
 }
 
-// Run runs a blocking request on a worker (pool.Task).
-func (c *call) Run() {
-	h := c.http.h
-	out := h.srv.e.ProcessContext(c, c.http.out[:0], c.http.body)
-	c.http.out = out
-	h.finishRequest(c)
-	c.finish(out)
-	c.release()
-}
-
-// finish delivers the response: as the JSON answer when nothing was sent
-// before it, else as the stream's final event; for a cancelled call,
-// neither.
-func (c *call) finish(out []byte) {
-	cancelled := c.isCancelled()
-	c.mu.Lock()
-	st := c.http.st
-	if st == nil {
-		c.http.mode = modeJSON
-		if cancelled {
-			c.http.mode = modeCancelled
-		}
-	}
-	c.mu.Unlock()
-	switch {
-	case st == nil:
-	case cancelled:
-		st.Abandon()
-	default:
-		_ = st.Send(out, true)
-	}
-	select {
-	case c.http.sig <- struct{}{}:
-	default:
-	}
-}
-
-// Cancel and Release make a call the Owner of its stream (sse.Owner).
-func (c *call) Cancel() bool { return c.cancel() }
-func (c *call) Release()     { c.release() }
-
-// release drops one of the two holds on a blocking call.
-func (c *call) release() {
-	if c.http.refs.Add(-1) == 0 {
-		c.srv.putCall(c)
-	}
-}
-
 // answer writes the response of a request that ran on fasthttp's
 // goroutine (or whose JSON answer is out): JSON, or the stream its
 // handler started.
-func (h *HTTPHandler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
+func (h *Handler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
 	c.mu.Lock()
-	st := c.http.st
+	st := c.st
 	c.mu.Unlock()
 	if st == nil {
 		ctx.Response.SwapBody(out)
 		ctx.Response.Header.SetContentType("application/json")
-		if c.http.status != 0 {
-			ctx.SetStatusCode(c.http.status)
+		if c.status != 0 {
+			ctx.SetStatusCode(c.status)
 		}
 		return
 	}
@@ -520,9 +482,9 @@ func (h *HTTPHandler) answer(ctx *fasthttp.RequestCtx, c *call, out []byte) {
 }
 
 // answerStream answers with the request's event stream.
-func (h *HTTPHandler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *sse.Stream) {
+func (h *Handler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *sse.Stream) {
 	sseHeaders(ctx)
-	gen := c.http.gen
+	gen := c.gen
 	nc := ctx.Conn()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
@@ -531,92 +493,4 @@ func sseHeaders(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.SetContentType("text/event-stream")
 	ctx.Response.Header.Set(fasthttp.HeaderCacheControl, "no-cache")
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
-}
-
-// Modes of a request's answer.
-const (
-	modeUndecided uint8 = iota
-	modeJSON
-	modeSSE
-	modeCancelled
-)
-
-// httpCall is the HTTP side of a call.
-type httpCall struct {
-	h         *HTTPHandler
-	inline    bool // runs on fasthttp's goroutine
-	resumable bool // its stream has ids and is stored
-	prime     bool // and begins with a priming event
-	opened    bool // initialize opened its session
-	status    int  // of a JSON answer, when not 200 (call.failed)
-	mode      uint8
-	st        *sse.Stream
-	gen       uint64 // st's first connection
-	sig       chan struct{}
-	body, out []byte
-	refs      atomic.Int32
-}
-
-// sendEvent sends a message about the call on its stream, starting the
-// stream with the first one.
-func (c *call) sendEvent(msg []byte) error {
-	st, err := c.ensureStream()
-	if err != nil {
-		return err
-	}
-	return st.Send(msg, false)
-}
-
-// ensureStream returns the call's stream, starting it (and telling the
-// request's goroutine) when it has none yet.
-func (c *call) ensureStream() (*sse.Stream, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.http.st != nil {
-		return c.http.st, nil
-	}
-	if c.http.mode != modeUndecided || c.http.h == nil {
-		return nil, sse.ErrDone // answered as JSON already: a message after the result
-	}
-	h := c.http.h
-	var sess *session
-	if c.http.resumable {
-		sess = c.sess
-	}
-	st := h.newStream(sess, c.http.prime, false)
-	if !c.http.resumable && !c.http.inline {
-		st.SetOwner(c) // a lost connection cancels c (the stream holds it until then)
-		c.http.refs.Add(1)
-	}
-	c.http.gen = st.Attach(c.http.prime, false, 0)
-	c.http.st, c.http.mode = st, modeSSE
-	if c.http.sig != nil {
-		select {
-		case c.http.sig <- struct{}{}:
-		default:
-		}
-	}
-	return st, nil
-}
-
-// closeStream is CloseSSEStream.
-func (c *call) closeStream() bool {
-	if c.http.h == nil || !c.http.resumable || !c.http.prime {
-		return false
-	}
-	st, err := c.ensureStream()
-	if err != nil {
-		return false
-	}
-	st.CutConn()
-	return true
-}
-
-// sendAnon is the SendFunc of stateless requests: only messages about a
-// request have a way to the client.
-func (h *HTTPHandler) sendAnon(ctx context.Context, msg []byte) error {
-	if c := callOf(ctx); c != nil && c.http.h == h {
-		return c.sendEvent(msg)
-	}
-	return dispatch.ErrNoPeer
 }

@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
@@ -15,13 +16,13 @@ import (
 
 // sessionFor returns the session a GET or DELETE names, answering the
 // errors itself (nil then).
-func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
-	if h.stateless || string(ctx.Request.Header.Peek("Mcp-Protocol-Version")) == Modern {
+func (h *Handler) sessionFor(ctx *fasthttp.RequestCtx) *session {
+	if h.stateless || string(ctx.Request.Header.Peek("Mcp-Protocol-Version")) == mcp.Modern {
 		h.notAllowed(ctx) // no sessions, no standalone stream
 		return nil
 	}
 	if hv := ctx.Request.Header.Peek("Mcp-Protocol-Version"); len(hv) > 0 && !proto.IsSupported(hv) {
-		httpx.RPCError(ctx, fasthttp.StatusBadRequest, nil, unsupportedVersion(hv))
+		httpx.RPCError(ctx, fasthttp.StatusBadRequest, nil, h.core.UnsupportedVersion(hv))
 		return nil
 	}
 	sid := ctx.Request.Header.Peek("Mcp-Session-Id")
@@ -38,7 +39,7 @@ func (h *HTTPHandler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 
 // get opens the session's standalone stream, or resumes a stream with
 // Last-Event-ID.
-func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
+func (h *Handler) get(ctx *fasthttp.RequestCtx) {
 	if !httpx.HasEventStream(ctx.Request.Header.Peek(fasthttp.HeaderAccept)) {
 		httpx.Error(ctx, fasthttp.StatusNotAcceptable, nil, -32600, "Not Acceptable: the client must accept text/event-stream")
 		return
@@ -63,7 +64,7 @@ func (h *HTTPHandler) get(ctx *fasthttp.RequestCtx) {
 
 // resume serves a GET with Last-Event-ID: the stream it names, of this
 // session only, from the event after it.
-func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byte) {
+func (h *Handler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byte) {
 	id, seq, ok := sse.ParseEventID(last)
 	if !ok {
 		httpx.Error(ctx, fasthttp.StatusBadRequest, nil, -32600, "Bad Request: Last-Event-ID is not an event id of this server")
@@ -103,14 +104,14 @@ func (h *HTTPHandler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byt
 }
 
 // streamTo answers with the stream, on its connection of generation gen.
-func (h *HTTPHandler) streamTo(ctx *fasthttp.RequestCtx, st *sse.Stream, gen uint64) {
+func (h *Handler) streamTo(ctx *fasthttp.RequestCtx, st *sse.Stream, gen uint64) {
 	sseHeaders(ctx)
 	nc := ctx.Conn()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 // delete ends a session.
-func (h *HTTPHandler) delete(ctx *fasthttp.RequestCtx) {
+func (h *Handler) delete(ctx *fasthttp.RequestCtx) {
 	if sess := h.sessionFor(ctx); sess != nil {
 		h.endSession(sess)
 		ctx.SetStatusCode(fasthttp.StatusOK)
@@ -118,7 +119,7 @@ func (h *HTTPHandler) delete(ctx *fasthttp.RequestCtx) {
 }
 
 // lookup returns the open session of id, or nil.
-func (h *HTTPHandler) lookup(id []byte) *session {
+func (h *Handler) lookup(id []byte) *session {
 	v, ok := h.sessions.Load(bytesconv.B2S(id))
 	if !ok {
 		return nil
@@ -127,7 +128,7 @@ func (h *HTTPHandler) lookup(id []byte) *session {
 }
 
 // openSession makes the session of an initialize, within MaxSessions.
-func (h *HTTPHandler) openSession(ctx *fasthttp.RequestCtx) (*session, bool) {
+func (h *Handler) openSession(ctx *fasthttp.RequestCtx) (*session, bool) {
 	if int(h.count.Load()) >= h.maxSessions && !h.makeRoom() {
 		httpx.Error(ctx, fasthttp.StatusServiceUnavailable, nil, -32603, "Too many sessions")
 		return nil, false
@@ -137,7 +138,7 @@ func (h *HTTPHandler) openSession(ctx *fasthttp.RequestCtx) (*session, bool) {
 
 // settleSession keeps initialize's session when its answer is a result
 // (and names it in Mcp-Session-Id), else ends it.
-func (h *HTTPHandler) settleSession(ctx *fasthttp.RequestCtx, c *call, out []byte) {
+func (h *Handler) settleSession(ctx *fasthttp.RequestCtx, c *call, out []byte) {
 	var p decode.Parser
 	m, err := p.Parse(out)
 	if err != nil || m.Kind != decode.Result {
@@ -152,7 +153,7 @@ func (h *HTTPHandler) settleSession(ctx *fasthttp.RequestCtx, c *call, out []byt
 }
 
 // endSession ends a session and forgets it.
-func (h *HTTPHandler) endSession(s *session) {
+func (h *Handler) endSession(s *session) {
 	if s.close() {
 		if _, ok := h.sessions.LoadAndDelete(s.id); ok {
 			h.count.Add(-1)
@@ -162,7 +163,7 @@ func (h *HTTPHandler) endSession(s *session) {
 
 // makeRoom ends expired sessions, then the one idle the longest; it
 // reports whether there is room for one more.
-func (h *HTTPHandler) makeRoom() bool {
+func (h *Handler) makeRoom() bool {
 	h.expire(time.Now())
 	if int(h.count.Load()) < h.maxSessions {
 		return true
@@ -183,7 +184,7 @@ func (h *HTTPHandler) makeRoom() bool {
 }
 
 // expire ends the sessions idle for SessionIdle.
-func (h *HTTPHandler) expire(now time.Time) {
+func (h *Handler) expire(now time.Time) {
 	before := now.Add(-h.idle).UnixNano()
 	h.sessions.Range(func(_, v any) bool {
 		if s := v.(*session); s.idle(before) {
@@ -195,7 +196,7 @@ func (h *HTTPHandler) expire(now time.Time) {
 
 // startJanitor starts the goroutine that expires idle sessions, once; it
 // ends with Shutdown.
-func (h *HTTPHandler) startJanitor() {
+func (h *Handler) startJanitor() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.janitor || h.closed {

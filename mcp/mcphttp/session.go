@@ -1,7 +1,8 @@
-package mcp
+package mcphttp
 
-// NOTE: the life of an HTTP session (session.go has the type, shared with
-// stream transports; http_get.go the table; adopt.go the shared store).
+// NOTE: the life of an HTTP session (get.go has the table, adopt.go the
+// shared store; the part stream transports share, its revision and calls,
+// is mcp's, core).
 //
 //  1. initialize: openSession makes room (expired ones end, then the one
 //     idle longest; none idle: 503) and makes a session outside the table;
@@ -25,9 +26,14 @@ package mcp
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
+	"github.com/jetrpc/jetrpc/mcp/internal/seam"
 	"github.com/jetrpc/jetrpc/mcp/internal/sse"
 )
 
@@ -35,8 +41,30 @@ import (
 // (their events stay in the EventStore until it drops them).
 const maxEndedStreams = 16
 
+// session is one client's HTTP session: its Mcp-Session-Id, its event
+// streams, its connection.
+type session struct {
+	id       string
+	core     seam.Session // the part every transport shares (package mcp)
+	h        *Handler
+	conn     *engineconn.Conn // its context is the session's; its Peer sends to the client
+	lastUsed atomic.Int64     // unix nanoseconds
+	active   atomic.Int32     // requests being served and streams attached
+	done     chan struct{}    // closed when the session ends
+	keep     atomic.Bool      // close leaves its state and events in the store (adopt.go)
+
+	mu         sync.Mutex
+	closed     bool
+	streams    map[uint64]*sse.Stream // by stream id: live ones and the last ended ones
+	ended      []uint64               // ended streams, oldest first
+	standalone *sse.Stream            // the GET stream, once asked for
+}
+
+// PeerContext is the session's connection's context (seam.SessionTransport).
+func (s *session) PeerContext() context.Context { return s.conn.Context() }
+
 // newStream makes a stream of the endpoint; of sess when it is resumable.
-func (h *HTTPHandler) newStream(sess *session, prime, standalone bool) *sse.Stream {
+func (h *Handler) newStream(sess *session, prime, standalone bool) *sse.Stream {
 	var ss sse.Session // nil, not a nil *session: not resumable
 	if sess != nil {
 		ss = sess
@@ -55,7 +83,7 @@ func (s *session) Hold()                  { s.active.Add(1) }
 func (s *session) Unhold()                { s.touch(); s.active.Add(-1) }
 
 // newSession makes a session of the endpoint; it is not yet in the table.
-func (h *HTTPHandler) newSession() *session {
+func (h *Handler) newSession() *session {
 	return h.newSessionID(h.ids.New())
 }
 
@@ -90,7 +118,7 @@ func (s *session) standaloneStream() *sse.Stream {
 	if st != nil {
 		return st
 	}
-	st = s.h.newStream(s, proto.AtLeast(s.versionOr(Version20250326), Version20251125), true)
+	st = s.h.newStream(s, proto.AtLeast(s.core.VersionOr(mcp.Version20250326), mcp.Version20251125), true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {
@@ -102,7 +130,7 @@ func (s *session) standaloneStream() *sse.Stream {
 // send is the session's engineconn.SendFunc: a message about a request goes
 // on that request's stream, anything else on the standalone stream.
 func (s *session) send(ctx context.Context, msg []byte) error {
-	if c := callOf(ctx); c != nil && c.sess == s && c.http.h != nil {
+	if c := s.h.callOf(ctx); c != nil && c.sess == s {
 		return c.sendEvent(msg)
 	}
 	return s.standaloneStream().Send(msg, false)
@@ -119,7 +147,7 @@ func (s *session) close() bool {
 	s.closed = true
 	close(s.done)
 	s.mu.Unlock()
-	s.calls.cancelAll()
+	s.core.CancelAll()
 	s.conn.Close()
 	if s.keep.Load() { // left to another replica (adopt.go)
 		return true
