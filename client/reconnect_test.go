@@ -241,6 +241,12 @@ func TestReconnectWaits(t *testing.T) {
 	}
 	defer c.Close()
 	k.kill()
+	// Until the client sees the connection drop, a call goes out on it
+	// and fails ErrConnectionLost: wait for the redial to begin.
+	deadline := time.Now().Add(testTimeout)
+	for c.State() == client.Connected && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancelShort()
 	if _, err := c.CallRaw(short, nil, "subtract", []byte(`[1,1]`)); !errors.Is(err, context.DeadlineExceeded) {
