@@ -1,8 +1,11 @@
 package client_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"net"
+	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -283,4 +286,69 @@ func TestPoolBatchHedging(t *testing.T) {
 	if st.Hedges == 0 || st.Batches != n {
 		t.Errorf("hedges %d, batches %d: want some hedges, %d batches", st.Hedges, st.Batches, n)
 	}
+}
+
+// TestPoolBatchHedgeCancel: a hedged batch whose first endpoint never
+// answers is answered by the second; the first is told $/cancelRequest
+// for each of the batch's calls (its client has CancelNotify), and its
+// late answers are dropped.
+func TestPoolBatchHedgeCancel(t *testing.T) {
+	checkGoroutines(t)
+	got := make(chan []string, 1)
+	addr := rawPeer(t, func(conn net.Conn, r *bufio.Reader) {
+		batch := readLine(t, r)
+		ids := regexp.MustCompile(`"id":(\d+)`).FindAllStringSubmatch(batch, -1)
+		lines := []string{batch}
+		for range ids {
+			lines = append(lines, readLine(t, r))
+		}
+		got <- lines
+		late := "["
+		for i, id := range ids {
+			if i > 0 {
+				late += ","
+			}
+			late += `{"jsonrpc":"2.0","id":` + id[1] + `,"result":"late"}`
+		}
+		writeLine(t, conn, late+"]")
+		waitClosed(r)
+	})
+	silent := dialTCP(t, addr, &client.Options{CancelNotify: true})
+	healthy := dialTCP(t, startTCP(t).addr, nil)
+	p, err := client.NewPool([]*client.Client{silent, healthy}, &client.PoolOptions{Balance: client.LeastPending,
+		Retry: &client.RetryPolicy{Idempotent: []string{"subtract"}}, HedgeAfter: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	for i := 0; p.Stats().Hedges == 0; i++ { // until a batch goes to the silent endpoint first
+		if i == 100 {
+			t.Fatal("no batch went to the silent endpoint")
+		}
+		b := p.NewBatch()
+		x, y := b.Call("subtract", []int{42, 23}, nil), b.Call("subtract", []int{5, 2}, nil)
+		if err := b.Send(ctx); err != nil || string(x.Raw()) != "19" || string(y.Raw()) != "3" {
+			t.Fatalf("batch: %v; %s %v; %s %v", err, x.Raw(), x.Err(), y.Raw(), y.Err())
+		}
+	}
+	lines := <-got
+	ids := regexp.MustCompile(`"id":(\d+)`).FindAllStringSubmatch(lines[0], -1)
+	if len(ids) != 2 {
+		t.Fatalf("the silent endpoint got %s", lines[0])
+	}
+	for i, id := range ids {
+		if want := `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + id[1] + `}}`; lines[i+1] != want {
+			t.Errorf("cancellation %d: %s, want %s", i, lines[i+1], want)
+		}
+	}
+	if st := p.Stats(); st.HedgeWins != 1 || st.Failed != 0 {
+		t.Errorf("stats %+v, want one hedge won, no failure", st)
+	}
+	for deadline := time.Now().Add(testTimeout); silent.Dropped() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Dropped = %d, want the 2 late answers", silent.Dropped())
+		}
+	}
+	p.Close()
 }
