@@ -202,3 +202,45 @@ func TestPoolAllocs(t *testing.T) {
 		t.Errorf("pool Call: %v allocs per call, want 0 (%d, %v)", n, r, err)
 	}
 }
+
+// TestPoolBatchAllocs: a batch through a Pool (idempotent and hedged, or
+// sent once) allocates no more than the same batch through one client:
+// the batch, its calls and their results (no zero: a batch allocates by
+// design), counting the servers' side too.
+func TestPoolBatchAllocs(t *testing.T) {
+	checkGoroutines(t)
+	ctx := context.Background()
+	retry := &client.RetryPolicy{Idempotent: []string{"subtract"}}
+	var cs []*client.Client
+	for range 3 {
+		cs = append(cs, dialTCP(t, startTCP(t).addr, &client.Options{Reconnect: &client.Reconnect{}}))
+	}
+	single := dialTCP(t, startTCP(t).addr, nil)
+	p, err := client.NewPool(cs, &client.PoolOptions{Retry: retry, HedgeAfter: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args, nums any = &subArgs{42, 23}, &[]int{42, 23}
+	count := func(name string, newBatch func() *client.Batch, second string) float64 {
+		t.Helper()
+		run := func() {
+			b := newBatch()
+			x := b.Call("subtract", args, nil)
+			y := b.Call(second, nums, nil)
+			if err := b.Send(ctx); err != nil || x.Err() != nil || y.Err() != nil {
+				t.Fatalf("%s: %v %v %v", name, err, x.Err(), y.Err())
+			}
+		}
+		for range 100 {
+			run()
+		}
+		return testing.AllocsPerRun(1000, run)
+	}
+	base := count("client", single.NewBatch, "subtract")
+	hedged := count("pool, idempotent, hedging on", p.NewBatch, "subtract")
+	once := count("pool, not idempotent", p.NewBatch, "sum")
+	t.Logf("allocs per batch of two calls: client %v, pool hedged %v, pool sent once %v", base, hedged, once)
+	if hedged > base || once > base {
+		t.Errorf("a pool's batch allocates %v (hedged) and %v (sent once) times, a client's %v: want no more", hedged, once, base)
+	}
+}

@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/rpcmsg"
 )
 
 // Batch collects calls and notifications to send as one JSON-RPC batch.
-// Create it with Client.NewBatch, add to it, then Send it once. A Batch is
+// Create it with Client.NewBatch (or Pool.NewBatch), add to it, then Send it once. A Batch is
 // not safe for concurrent use.
 type Batch struct {
 	c      *Client
+	pool   *Pool // a pool's batch (c is nil)
 	items  []batchItem
+	calls  int    // items that are calls
 	params []byte // the items' params, encoded when added, one after another
 	err    error  // the first params that could not be encoded
 	sent   bool
@@ -67,6 +70,9 @@ func (b *Batch) add(method string, params any, bc *BatchCall) {
 		b.err = err
 	}
 	b.items = append(b.items, batchItem{method: method, start: start, end: len(b.params), call: bc})
+	if bc != nil {
+		b.calls++
+	}
 }
 
 // Len returns the number of calls and notifications in b.
@@ -84,6 +90,10 @@ func (b *Batch) Len() int { return len(b.items) }
 // error response with id null. Over HTTP every call of the batch then
 // fails with that error; on a stream the answer matches no call, so the
 // calls wait for ctx: give Send a deadline.
+//
+// A batch of a Pool (Pool.NewBatch) goes to one of its endpoints, and may
+// be sent again to another one, or hedged, when all its members are calls
+// of idempotent methods (see Pool.NewBatch).
 func (b *Batch) Send(ctx context.Context) error {
 	if b.sent {
 		return errBatchSent
@@ -97,32 +107,115 @@ func (b *Batch) Send(ctx context.Context) error {
 		b.failAll(err)
 		return err
 	}
-	c := b.c
-	var (
-		ps  []*call
-		bcs []*BatchCall
-		ids []uint64
-	)
-	for _, it := range b.items {
-		if it.call == nil {
-			continue
-		}
+	if b.pool != nil {
+		return b.pool.sendBatch(ctx, b)
+	}
+	l := b.leg(b.c, nil)
+	if _, err = b.send(ctx, &l); err == nil {
+		err = l.wait(ctx)
+	}
+	b.collect(&l, err)
+	return err
+}
+
+// batchLeg is one sending of a batch on one client: an entry per call of
+// the batch, in order. The calls before next have completed (their
+// signals taken, in a hedged batch); the others are pending until wait,
+// drop or collect.
+type batchLeg struct {
+	c     *Client
+	e     *endpoint // in a pool
+	ps    []*call
+	ids   []uint64
+	next  int
+	start time.Time
+}
+
+// leg returns a leg of b on c (of endpoint e, in a pool), with fresh ids.
+func (b *Batch) leg(c *Client, e *endpoint) batchLeg {
+	l := batchLeg{c: c, e: e, ps: make([]*call, 0, b.calls), ids: make([]uint64, 0, b.calls)}
+	for range b.calls {
 		p := c.getCall()
 		p.Dst = p.buf[:0]
-		ps, bcs, ids = append(ps, p), append(bcs, it.call), append(ids, p.id)
+		l.ps, l.ids = append(l.ps, p), append(l.ids, p.id)
 	}
-	sendErr := b.send(ctx, ps, ids)
-	err = sendErr
-	for i, p := range ps {
-		if sendErr == nil { // wait for each answer; after ctx ends, promptly
-			if werr := c.wait(ctx, p); werr != nil && err == nil {
-				err = werr
-			}
+	return l
+}
+
+// complete reports whether every call of l has completed.
+func (l *batchLeg) complete() bool { return l.next == len(l.ps) }
+
+// doneChan is the completion signal of l's next call (nil when complete).
+func (l *batchLeg) doneChan() <-chan struct{} {
+	if l.complete() {
+		return nil
+	}
+	return l.ps[l.next].Done()
+}
+
+// wait waits for l's remaining calls, or for ctx: then they are abandoned
+// (the server told, if asked for). It returns ctx's error, else the first
+// error of a call that is not the server's answer (a lost connection, a
+// reply with no answer), else nil.
+func (l *batchLeg) wait(ctx context.Context) error {
+	var err error
+	for ; l.next < len(l.ps); l.next++ {
+		if werr := l.c.wait(ctx, l.ps[l.next]); werr != nil && err == nil {
+			err = werr
 		}
-		if err == nil && p.Err != nil && !answered(p.Err) {
-			err = p.Err // the connection was lost, the reply had no answer, ...
+	}
+	if err == nil {
+		err = l.err()
+	}
+	return err
+}
+
+// err returns the first error of l's completed calls that is not the
+// server's answer.
+func (l *batchLeg) err() error {
+	for _, p := range l.ps[:l.next] {
+		if p.Err != nil && !answered(p.Err) {
+			return p.Err
 		}
-		bc := bcs[i]
+	}
+	return nil
+}
+
+// drop abandons l's pending calls (telling the server, where its client
+// has CancelNotify), or waits for those whose completion is under way,
+// and releases its entries.
+func (l *batchLeg) drop() {
+	for _, p := range l.ps[l.next:] {
+		if l.c.calls.Abandon(p.id, &p.Call) {
+			l.c.sendCancel(p.idBytes())
+		} else {
+			<-p.Done()
+		}
+	}
+	l.next = len(l.ps)
+	l.release()
+}
+
+// release returns l's entries, every one of them settled, to the pool.
+func (l *batchLeg) release() {
+	for _, p := range l.ps {
+		putCall(p)
+	}
+	l.ps = l.ps[:0]
+	l.next = 0
+}
+
+// collect gives b's calls their answers from l (whose calls are settled),
+// err to those without one, and releases l.
+func (b *Batch) collect(l *batchLeg, err error) {
+	i := 0
+	for _, it := range b.items {
+		bc := it.call
+		if bc == nil {
+			continue
+		}
+		p := l.ps[i]
+		i++
 		bc.err = p.Err
 		if bc.err == nil && p.Res == nil {
 			bc.err = err // no answer
@@ -132,9 +225,8 @@ func (b *Batch) Send(ctx context.Context) error {
 			p.buf = p.Res[:0]
 			bc.err = rpcmsg.DecodeResult(bc.raw, bc.result)
 		}
-		putCall(p)
 	}
-	return err
+	l.release()
 }
 
 // answered reports whether err is the server's answer to one call: an
@@ -144,21 +236,23 @@ func answered(err error) bool {
 	return errors.As(err, &e) || errors.Is(err, ErrBadResponse)
 }
 
-// send registers the calls and writes the batch; on error no call is left
-// pending.
-func (b *Batch) send(ctx context.Context, ps []*call, ids []uint64) error {
-	c := b.c
+// send registers l's calls and writes the batch on l's client; on error no
+// call is left pending, and queued says whether the batch had been handed
+// to the transport (so some of it may have reached the server).
+func (b *Batch) send(ctx context.Context, l *batchLeg) (queued bool, err error) {
+	c := l.c
+	l.start = time.Now()
 	m, err := c.t.begin(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
-	for i, p := range ps {
+	for i, p := range l.ps {
 		if err := c.register(p); err != nil {
-			for _, q := range ps[:i] {
+			for _, q := range l.ps[:i] {
 				c.settle(q)
 			}
 			c.t.abort(m)
-			return err
+			return false, err
 		}
 	}
 	start := len(m.b)
@@ -171,16 +265,16 @@ func (b *Batch) send(ctx context.Context, ps []*call, ids []uint64) error {
 			m.b = encode.AppendNotification(m.b, it.method, params)
 			continue
 		}
-		m.b = encode.AppendRequest(m.b, ps[i].idBytes(), it.method, params)
+		m.b = encode.AppendRequest(m.b, l.ps[i].idBytes(), it.method, params)
 		i++
 	}
 	m.b = encode.AppendBatchEnd(m.b)
-	if err = c.t.send(ctx, m, ids); err != nil {
-		for _, p := range ps {
+	if err = c.t.send(ctx, m, l.ids); err != nil {
+		for _, p := range l.ps {
 			c.settle(p)
 		}
 	}
-	return err
+	return true, err
 }
 
 func (b *Batch) failAll(err error) {

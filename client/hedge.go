@@ -246,10 +246,5 @@ func (p *Pool) drop(l *leg) {
 	}
 	putCall(l.q)
 	l.e.pending.Add(-1)
-	// It took at least this long: its latency says so, so that the
-	// balancer sends a slow endpoint less.
-	e, d := l.e, int64(time.Since(l.start))
-	if old := e.latency.Load(); d > old {
-		e.latency.Store(old + (d-old)/8)
-	}
+	l.e.slower(time.Since(l.start)) // it took at least this long
 }

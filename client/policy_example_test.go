@@ -106,3 +106,36 @@ func ExampleNewPool() {
 	fmt.Println(diff, err, p.Stats().Calls)
 	// Output: 19 <nil> 1
 }
+
+// Send a batch through a pool. Its calls are all of idempotent methods, so
+// the batch as a whole fails over to another endpoint on a transport
+// error and is hedged after 20ms; a batch with a notification or another
+// method would be sent exactly once.
+func ExamplePool_NewBatch() {
+	ctx := context.Background()
+	var cs []*client.Client
+	for range 3 {
+		addr, _, stop := serveDemo()
+		defer stop()
+		c, err := client.Dial(ctx, "tcp", addr, &client.Options{Reconnect: &client.Reconnect{}})
+		if err != nil {
+			panic(err)
+		}
+		cs = append(cs, c)
+	}
+	p, err := client.NewPool(cs, &client.PoolOptions{
+		Retry:      &client.RetryPolicy{Idempotent: []string{"subtract", "get_data"}},
+		HedgeAfter: 20 * time.Millisecond,
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	b := p.NewBatch()
+	var diff int
+	sub := b.Call("subtract", []int{42, 23}, &diff)
+	data := b.Call("get_data", nil, nil)
+	err = b.Send(ctx)
+	fmt.Println(diff, sub.Err(), string(data.Raw()), err, p.Stats().Batches)
+	// Output: 19 <nil> ["hello",5] <nil> 1
+}

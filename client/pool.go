@@ -15,7 +15,8 @@ package client
 // endpoint refused it before sending anything (ErrDisconnected, a closed
 // client, a refused dial). The endpoints' clients keep their own
 // reconnecting; the pool sends through Client.send/wait directly, so a
-// client's own Options.Retry does not apply inside a pool.
+// client's own Options.Retry does not apply inside a pool. Batches:
+// poolbatch.go.
 
 import (
 	"context"
@@ -51,10 +52,11 @@ type PoolOptions struct {
 	// BudgetBurst must cover the calls in flight. Nil: no method is idempotent;
 	// every call is sent once.
 	Retry *RetryPolicy
-	// HedgeAfter turns hedging on: an idempotent call unanswered after
-	// this long is sent to a second endpoint too, and the first answer
-	// wins (the other call is abandoned, and cancelled with
-	// $/cancelRequest where its client has CancelNotify). 0: off.
+	// HedgeAfter turns hedging on: an idempotent call (or a batch of
+	// them, Pool.NewBatch) unanswered after this long is sent to a second
+	// endpoint too, and the first answer wins (the other call is
+	// abandoned, and cancelled with $/cancelRequest where its client has
+	// CancelNotify). 0: off.
 	HedgeAfter time.Duration
 	// HedgeQuantile, between 0 and 1 (0.95, say), hedges after that
 	// quantile of the pool's recent latencies instead, never sooner than
@@ -87,8 +89,8 @@ type Pool struct {
 	eject    int
 	ejectFor time.Duration
 
-	calls, retries, failovers, failed atomic.Uint64
-	scratch                           sync.Pool // *[]byte for Call's results
+	calls, batches, retries, failovers, failed atomic.Uint64
+	scratch                                    sync.Pool // *[]byte for Call's results
 }
 
 // endpoint is one client of a pool and its health.
@@ -275,6 +277,15 @@ func (p *Pool) bit(e *endpoint) uint64 {
 // record updates e's health after a call that started at start and ended
 // with err, and the pool's latencies.
 func (p *Pool) record(e *endpoint, start time.Time, err error) {
+	if d, ok := p.health(e, start, err); ok {
+		p.hedge.observe(d)
+	}
+}
+
+// health updates e's health after an attempt (a call, or a batch) that
+// started at start and ended with err, and returns its latency in ns and
+// whether it was answered.
+func (p *Pool) health(e *endpoint, start time.Time, err error) (int64, bool) {
 	now := time.Now()
 	if err != nil && (transportErr(err) || errors.Is(err, ErrClosed)) {
 		e.bad.Add(1)
@@ -285,10 +296,10 @@ func (p *Pool) record(e *endpoint, start time.Time, err error) {
 			e.until.Store(now.Add(d).UnixNano())
 			e.fails.Store(0)
 		}
-		return
+		return 0, false
 	}
 	if err != nil && errors.Is(err, context.Canceled) {
-		return
+		return 0, false
 	}
 	e.ok.Add(1)
 	if e.fails.Load() != 0 {
@@ -300,7 +311,16 @@ func (p *Pool) record(e *endpoint, start time.Time, err error) {
 	d := int64(now.Sub(start))
 	old := e.latency.Load()
 	e.latency.Store(old + (d-old)/8)
-	p.hedge.observe(d)
+	return d, true
+}
+
+// slower makes e's recent latency at least d's share: an abandoned
+// (hedged) attempt took at least d, so that the balancer sends a slow
+// endpoint less.
+func (e *endpoint) slower(d time.Duration) {
+	if old := e.latency.Load(); int64(d) > old {
+		e.latency.Store(old + (int64(d)-old)/8)
+	}
 }
 
 // usable reports whether e may be picked at now: not ejected, and its
@@ -369,11 +389,12 @@ func (p *Pool) pick(tried uint64) *endpoint {
 // PoolStats counts what a Pool did.
 type PoolStats struct {
 	Calls     uint64 // calls made (CallRaw and Call)
-	Retries   uint64 // extra attempts of idempotent calls (failovers on errors)
-	Failovers uint64 // attempts moved to another endpoint (retries and calls not sent)
+	Batches   uint64 // batches sent (Pool.NewBatch)
+	Retries   uint64 // extra attempts of idempotent calls and batches (failovers on errors)
+	Failovers uint64 // attempts moved to another endpoint (retries, and calls and batches not sent)
 	Hedges    uint64 // hedged attempts sent
 	HedgeWins uint64 // hedged attempts that answered first
-	Failed    uint64 // calls that returned an error
+	Failed    uint64 // calls and batches that returned an error
 	Endpoints []EndpointStats
 }
 
@@ -390,7 +411,7 @@ type EndpointStats struct {
 // Stats returns the pool's counters and its endpoints' state.
 func (p *Pool) Stats() PoolStats {
 	now := time.Now().UnixNano()
-	s := PoolStats{Calls: p.calls.Load(), Retries: p.retries.Load(), Failovers: p.failovers.Load(),
+	s := PoolStats{Calls: p.calls.Load(), Batches: p.batches.Load(), Retries: p.retries.Load(), Failovers: p.failovers.Load(),
 		Hedges: p.hedge.sent.Load(), HedgeWins: p.hedge.wins.Load(), Failed: p.failed.Load()}
 	for _, e := range p.eps {
 		s.Endpoints = append(s.Endpoints, EndpointStats{Pending: e.pending.Load(), Latency: time.Duration(e.latency.Load()),
