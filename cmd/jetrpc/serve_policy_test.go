@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver"
 )
 
 // lineConn is an NDJSON connection to the binary's TCP listener.
@@ -327,6 +330,22 @@ func TestServePolicyFlags(t *testing.T) {
 		p.costs["sleep"] != 10 || p.sample != 100 || p.httpAPI != "eth_" {
 		t.Errorf("policy %+v", p)
 	}
+	// An empty per-listener list is the default: --api's.
+	cfg, err = parseServe([]string{"--api", "subtract", "--http-api", "", "--ws-api", "sum"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := dispatch.New(nil)
+	defer e.Close()
+	if err := demo.Register(e); err != nil {
+		t.Fatal(err)
+	}
+	sets := cfg.policy.methodSets(e)
+	if h, ws := sets[netserver.HTTP], sets[netserver.WS]; !h.Has("subtract") || h.Has("sum") || !ws.Has("sum") || ws.Has("subtract") ||
+		sets[netserver.TCP].Has("sum") {
+		t.Errorf("--api subtract --http-api '' --ws-api sum: %v", sets)
+	}
+
 	bad := func(want string, args ...string) {
 		t.Helper()
 		var stderr strings.Builder
