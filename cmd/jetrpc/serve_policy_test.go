@@ -279,7 +279,7 @@ func TestBinaryMethodTimeout(t *testing.T) {
 // method), every error and every slow call (--slow-call).
 func TestBinaryLogSample(t *testing.T) {
 	p := startBinary(t, nil, nil, "serve", "--tcp", "127.0.0.1:0", "--http", "",
-		"--log-sample", "10", "--slow-call", "50ms")
+		"--log-sample", "10", "--slow-call", "200ms")
 	c := dialLines(t, p.stderr.listening(t, "tcp")["tcp"])
 	for i := range 35 { // logged: the 1st, 11th, 21st and 31st
 		if got := c.call(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":` + strconv.Itoa(i) + `}`); !strings.Contains(got, `"result":19`) {
@@ -292,7 +292,7 @@ func TestBinaryLogSample(t *testing.T) {
 		}
 	}
 	for range 3 {
-		if got := c.call(`{"jsonrpc":"2.0","method":"sleep","params":[60],"id":"s"}`); !strings.Contains(got, `"result":60`) {
+		if got := c.call(`{"jsonrpc":"2.0","method":"sleep","params":[250],"id":"s"}`); !strings.Contains(got, `"result":250`) {
 			t.Fatalf("sleep: %s", got)
 		}
 	}
