@@ -22,6 +22,14 @@ package dispatch
 // callCtx is the other half: the per-goroutine working state of the calls
 // run by one state or batch slot (their parent context, whether they are
 // batch members, the sampling tick). It is pooled and never handed out.
+//
+// A call under a timeout (Method.Timeout, CallTimeout) gets a deadlineCtx
+// as its parent: the parent with the deadline, handed out from a chunk of
+// its callCtx as reqCtxs are (never reused, so a kept context keeps its
+// own deadline). Its Err reads the clock; only a handler that waits on
+// Done pays for a timer, in makeDone (context.WithDeadline where an
+// untimed call gets context.WithCancel). So a timed call allocates
+// nothing more than an untimed one.
 
 import (
 	"context"
@@ -35,14 +43,15 @@ import (
 // callCtx is where a state or batch slot runs its calls from.
 type callCtx struct {
 	parent  context.Context
-	s       *state     // hands out the calls' contexts
-	next    *reqCtx    // a context handed out ahead (a batch slot's, taken on the batch's goroutine)
-	inBatch bool       // a batch member: its response belongs in the batch's array
-	here    bool       // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
-	ticks   uint8      // calls of learned methods, for sampling their time (cost.go)
-	drop    []byte     // where notifications' results go
-	own     reqCtx     // with Options.ReuseContexts (own.reused), the one context of every call
-	unknown unknownCtx // what an observer sees of a call of no method
+	s       *state        // hands out the calls' contexts
+	next    *reqCtx       // a context handed out ahead (a batch slot's, taken on the batch's goroutine)
+	inBatch bool          // a batch member: its response belongs in the batch's array
+	here    bool          // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
+	ticks   uint8         // calls of learned methods, for sampling their time (cost.go)
+	drop    []byte        // where notifications' results go
+	own     reqCtx        // with Options.ReuseContexts (own.reused), the one context of every call
+	timed   []deadlineCtx // the rest of the chunk deadline hands out from
+	unknown unknownCtx    // what an observer sees of a call of no method
 }
 
 // unknownCtx is the context an observer sees for a call of a method the
@@ -77,6 +86,49 @@ func (cc *callCtx) take() *reqCtx {
 	h.parent, h.inBatch = cc.parent, cc.inBatch
 	return h
 }
+
+// deadlineChunk is how many deadline contexts a callCtx allocates at once:
+// as many as fit in 4 KiB.
+const deadlineChunk = 4096 / int(unsafe.Sizeof(deadlineCtx{}))
+
+// deadline returns a parent for a call of cc's under timeout d, never
+// handed out before.
+func (cc *callCtx) deadline(parent context.Context, d time.Duration) *deadlineCtx {
+	if len(cc.timed) == 0 {
+		cc.timed = make([]deadlineCtx, deadlineChunk)
+	}
+	dc := &cc.timed[0]
+	cc.timed = cc.timed[1:]
+	dc.Context, dc.deadline = parent, time.Now().Add(d)
+	return dc
+}
+
+// deadlineCtx is the parent of a timed call: parent with a deadline. Its
+// Done is the parent's: the call's own Done (reqCtx.makeDone) is the one
+// closed at the deadline.
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (d *deadlineCtx) Deadline() (time.Time, bool) {
+	if t, ok := d.Context.Deadline(); ok && t.Before(d.deadline) {
+		return t, true
+	}
+	return d.deadline, true
+}
+
+func (d *deadlineCtx) Err() error {
+	if err := d.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(d.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func (d *deadlineCtx) String() string { return "dispatch.deadline" }
 
 // handleChunk is how many call contexts a state allocates at once: as
 // many as fit in 4 KiB, a size class of the allocator (64 of 64 bytes).
@@ -184,9 +236,16 @@ func (c *reqCtx) Done() <-chan struct{} {
 }
 
 // makeDone makes the channel Done returns: a child of the parent, cancelled
-// by end. Whichever of end and makeDone runs second cancels it.
+// by end, and at its deadline for a timed call. Whichever of end and
+// makeDone runs second cancels it.
 func (c *reqCtx) makeDone() <-chan struct{} {
-	ctx, cancel := context.WithCancel(c.parent)
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if dc, ok := c.parent.(*deadlineCtx); ok {
+		ctx, cancel = context.WithDeadline(dc, dc.deadline)
+	} else {
+		ctx, cancel = context.WithCancel(c.parent)
+	}
 	d := &lazyDone{ctx: ctx, cancel: cancel}
 	if !c.done.CompareAndSwap(nil, d) {
 		cancel()

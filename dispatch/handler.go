@@ -97,8 +97,8 @@ type Method struct {
 	// does: its context is cancelled when the time is up and the caller
 	// gets the engine's Timeout condition (-32003 by default), with
 	// error.data naming this bound. It applies to an Inline method too.
-	// A timed call costs what context.WithTimeout costs (see
-	// docs/policy.md); a method without a timeout pays nothing.
+	// A timed call allocates nothing more than another (a handler that
+	// waits on its context's Done pays a timer); see docs/policy.md.
 	Timeout time.Duration
 	// Cost is what a call or notification of this method takes from its
 	// client's rate bucket (netserver/guard's RateLimit; default and

@@ -210,7 +210,7 @@ func (e *Engine) logBadResult(md *method, result []byte) {
 func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) ([]byte, error) {
 	if md.inline {
 		if md.timeout > 0 {
-			return e.invokeTimed(md, h, params, dst)
+			return e.invokeTimed(md, cc, h, params, dst)
 		}
 		return e.call(md, h, params, dst)
 	}
@@ -222,7 +222,7 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 	var out []byte
 	var err error
 	if md.timeout > 0 {
-		out, err = e.invokeTimed(md, h, params, dst)
+		out, err = e.invokeTimed(md, cc, h, params, dst)
 	} else {
 		out, err = e.call(md, h, params, dst)
 	}
@@ -234,19 +234,18 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) 
 
 // invokeTimed calls a handler under md's timeout: its context is cancelled
 // when the time is up, and a call that overran is a timeout whatever the
-// handler returned. context.WithTimeout allocates its context and timer
-// (4 allocations a call, measured in TestPolicyAllocs): the price of a bound, paid only by
-// methods that have one.
-func (e *Engine) invokeTimed(md *method, h *reqCtx, params, dst []byte) ([]byte, error) {
+// handler returned. The deadline comes from cc (callCtx.deadline): no
+// allocation, and no timer unless the handler waits on its Done
+// (TestPolicyAllocs).
+func (e *Engine) invokeTimed(md *method, cc *callCtx, h *reqCtx, params, dst []byte) ([]byte, error) {
 	parent := h.parent
-	ctx, cancel := context.WithTimeout(parent, md.timeout)
-	h.parent = ctx // before the handler sees h: never written again
+	dc := cc.deadline(parent, md.timeout)
+	h.parent = dc // before the handler sees h: never written again
 	out, err := e.call(md, h, params, dst)
-	if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
+	if dc.Err() == context.DeadlineExceeded && parent.Err() == nil {
 		out, err = dst, md.errTimeout
 		e.observe(EventTimeout)
 	}
-	cancel()
 	return out, err
 }
 

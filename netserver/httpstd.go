@@ -17,8 +17,9 @@ import (
 // does not serve WebSocket), except GET and HEAD of the health endpoints. A
 // POST whose Accept header includes text/event-stream gets a stream of
 // Server-Sent Events as from HTTPServer. Of Options it uses MaxMessage,
-// MaxPending (the unwritten events of one stream), HealthPath, ReadyPath and
-// Health only: timeouts, connection limits and the drain (call Health.Drain,
+// MaxPending (the unwritten events of one stream), HealthPath, ReadyPath,
+// Health, Documents, Mounts and Methods (HTTP's set for a POST, SSE's for
+// a stream) only: timeouts, connection limits and the drain (call Health.Drain,
 // wait, then http.Server.Shutdown) belong to the http.Server.
 //
 // Handler contexts derive from the request's context, so a call is cancelled
@@ -77,7 +78,11 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := h.out.Get()
 	defer h.out.Put(out)
-	out.B = h.e.ProcessContext(stdRequestContext(r, HTTP), out.B, in.B)
+	if set := h.lim.methods[HTTP]; set != nil { // Options.Methods; rpc.discover finds it in the context
+		out.B = set.ProcessContext(dispatch.WithMethodSet(stdRequestContext(r, HTTP), set), out.B, in.B)
+	} else {
+		out.B = h.e.ProcessContext(stdRequestContext(r, HTTP), out.B, in.B)
+	}
 	if len(out.B) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -181,6 +181,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintln(stderr, "jetrpc serve:", err)
 		return 1
 	}
+	if err := cfg.policy.checkMethods(e); err != nil { // a usage error (serve_policy.go)
+		fmt.Fprintf(stderr, "jetrpc serve: %v\nRun \"jetrpc serve -h\" for usage.\n", err)
+		return 2
+	}
 	s := newServer(e, cfg, log, obs)
 	defer cfg.tls.watch(log)() // SIGHUP reloads the certificate
 	if err := s.listen(ctx, cfg, stderr); err != nil {
@@ -236,6 +240,9 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 	}
 	cfg.framing = kind
 	if err := cfg.limits.check(); err != nil {
+		return err
+	}
+	if err := cfg.policy.check(); err != nil { // serve_policy.go
 		return err
 	}
 	for _, c := range []struct {

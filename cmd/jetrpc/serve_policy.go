@@ -7,6 +7,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +69,39 @@ func (p *policyFlags) define(fs *flag.FlagSet) {
 		return err
 	}}, "method-cost", "`NAME=N`: what a call of the method takes from its client's --rate-limit (repeatable; default 1)")
 	fs.IntVar(&p.sample, "log-sample", 0, "log 1 in `N` calls at Info (errors and slow calls always)")
+}
+
+// check validates the flags parse cannot: --log-sample and the lists.
+func (p *policyFlags) check() error {
+	if p.sample < 0 {
+		return fmt.Errorf("--log-sample %d: must not be negative (0 or 1: every call)", p.sample)
+	}
+	for _, l := range []struct{ name, list string }{{"api", p.api}, {"http-api", p.httpAPI}, {"ws-api", p.wsAPI}, {"tcp-api", p.tcpAPI}} {
+		if l.list != "" && strings.Trim(l.list, ", \t") == "" {
+			return fmt.Errorf("--%s %q: names no method", l.name, l.list)
+		}
+	}
+	return nil
+}
+
+// checkMethods reports a --method-timeout or --method-cost naming a method
+// e does not have (a typo would otherwise be ignored).
+func (p *policyFlags) checkMethods(e *dispatch.Engine) error {
+	has := map[string]bool{}
+	for _, m := range e.Methods() {
+		has[m.Name] = true
+	}
+	for _, f := range []struct {
+		name  string
+		names []string
+	}{{"method-timeout", slices.Sorted(maps.Keys(p.timeouts))}, {"method-cost", slices.Sorted(maps.Keys(p.costs))}} {
+		for _, n := range f.names {
+			if !has[n] && !strings.HasPrefix(n, "rpc.") { // rpc.discover comes at Freeze
+				return fmt.Errorf("--%s %s: no such method", f.name, n)
+			}
+		}
+	}
+	return nil
 }
 
 // engineOptions adds the timeouts and costs to o.

@@ -87,7 +87,7 @@ type Guard struct {
 // New returns the Guard of opts (nil means the defaults).
 func New(opts *Options) *Guard {
 	o := opts.or()
-	return &Guard{authn: o.Auth, hosts: o.Hosts, origins: o.Origins, clients: newClients(opts)}
+	return &Guard{authn: o.Auth, hosts: o.Hosts, origins: o.Origins, clients: newClients(opts), cost: o.Cost}
 }
 
 // Clients returns the number of clients whose rate buckets are kept.

@@ -271,7 +271,7 @@ func (g *Guard) AdmitStd(w http.ResponseWriter, r *http.Request, remote net.Addr
 		r = r.WithContext(auth.WithIdentity(r.Context(), id))
 	}
 	if cs := g.clients; cs.limited() && body != nil {
-		if calls := countCalls(body); calls > 0 {
+		if calls := g.Calls(body); calls > 0 { // Options.Cost, else countCalls
 			now := time.Now()
 			cl := cs.get(keyOf(id, remote), now)
 			ok := cl.allow(now, calls)

@@ -2,7 +2,10 @@ package guard
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,4 +89,34 @@ func TestClientsBounded(t *testing.T) {
 		t.Errorf("%d buckets after the sweep, want 2 (held and new)", n)
 	}
 	cs.put(held)
+}
+
+// TestCost: Options.Cost prices a request for the rate limit (Calls), on
+// the net/http path too (AdmitStd): with a burst of 10, one request that
+// costs 10 uses the bucket up.
+func TestCost(t *testing.T) {
+	g := New(&Options{RateLimit: 0.001, RateBurst: 10, Cost: func(msg []byte) int {
+		if strings.Contains(string(msg), `"sleep"`) {
+			return 10
+		}
+		return 1
+	}})
+	const sleep = `{"jsonrpc":"2.0","method":"sleep","params":[0],"id":1}`
+	if g.Calls([]byte(sleep)) != 10 || g.Calls([]byte(subtract)) != 1 {
+		t.Fatalf("Calls: sleep %d, subtract %d", g.Calls([]byte(sleep)), g.Calls([]byte(subtract)))
+	}
+	admit := func(msg string) int {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(msg))
+		if _, _, ok := g.AdmitStd(w, r, addrString("192.0.2.1:1000"), []byte(msg)); ok {
+			return http.StatusOK
+		}
+		return w.Code
+	}
+	if got := admit(sleep); got != http.StatusOK {
+		t.Errorf("the first sleep: %d", got)
+	}
+	if got := admit(subtract); got != http.StatusTooManyRequests {
+		t.Errorf("a call after a sleep that cost the burst: %d, want 429", got)
+	}
 }
