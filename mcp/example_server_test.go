@@ -44,7 +44,7 @@ func ExampleServer_ServeStdio() {
 	greet := mcp.NewTool("greet", "Greets someone.", func(ctx context.Context, in struct{ Name string }) (*mcp.Result, error) {
 		return mcp.TextResult("hello, " + in.Name), nil
 	})
-	greet.Inline = true // cheap: answered in order, on the reading goroutine
+	greet.Inline = true // cheap: run on the reading goroutine
 	if err := s.AddTool(greet); err != nil {
 		panic(err)
 	}
@@ -55,7 +55,10 @@ func ExampleServer_ServeStdio() {
 	if err := s.ServeStdio(in, os.Stdout, nil); err != nil {
 		panic(err)
 	}
-	// Output:
+	// initialize runs on a worker and greet on the reader: the two answers
+	// may come in either order, matched to their calls by id.
+
+	// Unordered output:
 	// {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"greeter","version":"1.0.0"}}}
 	// {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hello, Ada"}]}}
 }
