@@ -234,7 +234,11 @@ func (c *conn) releaseIdle() {
 	}
 	c.mu.Lock()
 	if !c.out.Flushing() && len(c.out.Out) == 0 {
+		// outBufs still hold the arrays the queue started with (pooled
+		// buffers come with theirs): drop them too, or an idle
+		// connection keeps up to two of them.
 		c.out.Reset(nil, nil)
+		c.outBufs[0].B, c.outBufs[1].B = nil, nil
 	}
 	if h := c.srv.testHookRelease; h != nil {
 		h(c) // under c.mu
