@@ -16,7 +16,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/valyala/fasthttp"
 )
 
@@ -51,7 +51,7 @@ func (s *Server) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 			errorInfo("VERSION_NOT_SUPPORTED", map[string]string{"version": string(v), "supported": "1.0,0.3"})))
 		return
 	}
-	rs := &reqState{w: w, url: endpointURL(ctx), authed: netserver.RequestIdentity(ctx) != nil}
+	rs := &reqState{w: w, url: endpointURL(ctx), authed: nethttp.RequestIdentity(ctx) != nil}
 	for i := 0; i < len(body); i++ {
 		if c := body[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			rs.batch = c == '['

@@ -41,7 +41,7 @@ type reqState struct {
 	hasLast     bool
 	url         string // this endpoint's URL, for the extended card
 	streaming   bool   // a streaming method was called: errors go as SSE too
-	authed      bool   // the HTTP layer authenticated the request (netserver.RequestIdentity)
+	authed      bool   // the HTTP layer authenticated the request (nethttp.RequestIdentity)
 	plan        *streamPlan
 }
 

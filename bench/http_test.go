@@ -8,6 +8,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/valyala/fasthttp"
 )
 
@@ -31,7 +32,7 @@ func httpServers(b *testing.B) servers {
 	}
 	s.start(b, "fixed", fixed.Serve, func() { fixed.Shutdown() })
 	for _, m := range demo.Modes() {
-		srv := netserver.NewHTTP(newEngineAs(b, m), nil)
+		srv := nethttp.New(newEngineAs(b, m), nil)
 		s.start(b, jetrpcServer(m), srv.Serve, shutdown(srv.Shutdown))
 	}
 	return s

@@ -6,7 +6,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/bench/load"
-	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // wsServers starts, on loopback, the echo limit and the encoding/json
@@ -21,7 +21,7 @@ func wsServers(tb testing.TB) servers {
 	std := &bench.WSServer{Handle: bench.StdlibLine(bench.NewStdlib())}
 	s.start(tb, "stdlib", std.Serve, func() { std.Close() })
 	for _, m := range demo.Modes() {
-		srv := netserver.NewHTTP(newEngineAs(tb, m), nil)
+		srv := nethttp.New(newEngineAs(tb, m), nil)
 		s.start(tb, jetrpcServer(m), srv.Serve, shutdown(srv.Shutdown))
 	}
 	return s

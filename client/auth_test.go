@@ -17,6 +17,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/jwtmint"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/guard"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 const testToken = "ops-token-0123456789abcdef"
@@ -47,7 +48,7 @@ func startAuth(t *testing.T) authServer {
 	g := guard.New(&guard.Options{Auth: auth.Any(ja, tk)})
 	opts := &netserver.Options{Logger: quiet, Guard: g}
 	e := newEngine(t)
-	ts, hs := netserver.New(e, opts), netserver.NewHTTP(e, opts)
+	ts, hs := netserver.New(e, opts), nethttp.New(e, opts)
 	var addrs [2]string
 	for i, srv := range []interface{ Serve(net.Listener) error }{ts, hs} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -12,6 +12,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // serveDemo serves the demo methods over TCP and HTTP on loopback ports for
@@ -22,7 +23,7 @@ func serveDemo() (tcpAddr, httpURL string, stop func()) {
 		panic(err)
 	}
 	s := netserver.New(e, &netserver.Options{Logger: quiet})
-	h := netserver.NewHTTP(e, &netserver.Options{Logger: quiet})
+	h := nethttp.New(e, &netserver.Options{Logger: quiet})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // testTimeout bounds every wait of a test.
@@ -175,13 +176,13 @@ func startTCP(t testing.TB) *tcpServer {
 
 // httpServer is a demo HTTP server on a loopback port.
 type httpServer struct {
-	*netserver.HTTPServer
+	*nethttp.HTTPServer
 	url string
 }
 
 func startHTTP(t testing.TB) *httpServer {
 	t.Helper()
-	s := netserver.NewHTTP(newEngine(t), &netserver.Options{Logger: quiet})
+	s := nethttp.New(newEngine(t), &netserver.Options{Logger: quiet})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jetrpc/jetrpc/client"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // killable is a demo server that can be killed and started again on the
@@ -55,7 +56,7 @@ func (k *killable) start() {
 		eng = k.eng
 	}
 	if k.http {
-		srv = netserver.NewHTTP(eng(k.t), &netserver.Options{Logger: quiet})
+		srv = nethttp.New(eng(k.t), &netserver.Options{Logger: quiet})
 	} else {
 		srv = netserver.New(eng(k.t), &netserver.Options{Logger: quiet})
 	}

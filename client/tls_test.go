@@ -14,6 +14,7 @@ import (
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/testcert"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/jetrpc/jetrpc/tlsconfig"
 )
 
@@ -24,7 +25,7 @@ func startTLSServers(t *testing.T, cfg *tls.Config) tlsServers {
 	t.Helper()
 	opts := &netserver.Options{Logger: quiet, TLS: cfg}
 	tcp := netserver.New(newEngine(t), opts)
-	web := netserver.NewHTTP(newEngine(t), opts)
+	web := nethttp.New(newEngine(t), opts)
 	var addrs [2]string
 	for i, serve := range []func(net.Listener) error{tcp.Serve, web.Serve} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

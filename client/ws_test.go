@@ -26,6 +26,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame/ws"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // The tests of every transport (eachTransport) run over WebSocket too.
@@ -38,14 +39,14 @@ func init() {
 
 // startWS starts a demo HTTP server with opts on a loopback port and
 // returns it and its WebSocket URL; the cleanup shuts it down.
-func startWS(t testing.TB, opts *netserver.Options) (*netserver.HTTPServer, string) {
+func startWS(t testing.TB, opts *netserver.Options) (*nethttp.HTTPServer, string) {
 	t.Helper()
 	o := netserver.Options{}
 	if opts != nil {
 		o = *opts
 	}
 	o.Logger = quiet
-	s := netserver.NewHTTP(newEngine(t), &o)
+	s := nethttp.New(newEngine(t), &o)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package mcp serves the Model Context Protocol (MCP) on a jetrpc engine:
 // tools with typed inputs, resources and prompts, over stdio (NDJSON, with
 // package netserver) and over the Streamable HTTP transport (package mcphttp,
-// whose Handler netserver's HTTPServer mounts at a path of its own with
+// whose Handler nethttp's HTTPServer mounts at a path of its own with
 // Options.Routes).
 //
 // It is not a second SDK: a Server registers the MCP methods (initialize,

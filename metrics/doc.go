@@ -40,7 +40,7 @@
 //	| `jetrpc_write_timeouts_total` | counter | `transport` | connections dropped because a write made no progress within WriteTimeout |
 //
 // A WebSocket connection also counts as an `http` connection (the one it
-// was upgraded from). HTTPHandler, the net/http adapter, does not see the
+// was upgraded from). nethttp.Handler, the net/http adapter, does not see the
 // http.Server's connections: it reports its event streams and refused
 // bodies only.
 package metrics

@@ -24,6 +24,7 @@ import (
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/metrics"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
@@ -421,10 +422,10 @@ func startHTTP(sse bool) func(t *testing.T, e *dispatch.Engine, opts *netserver.
 	}
 }
 
-// serveHTTP starts an HTTPServer on loopback, shut down by the cleanup.
+// serveHTTP starts a nethttp.HTTPServer on loopback, shut down by the cleanup.
 func serveHTTP(t *testing.T, e *dispatch.Engine, opts *netserver.Options) string {
 	t.Helper()
-	s := netserver.NewHTTP(e, opts)
+	s := nethttp.New(e, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

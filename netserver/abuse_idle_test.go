@@ -98,7 +98,7 @@ func TestAbuseIdleConnsHTTP(t *testing.T) {
 	var h fasthttp.ResponseHeader
 	h.AppendBytes(nil) // starts fasthttp's process-wide date refresher now
 	checkGoroutines(t)
-	s := NewHTTP(newEngine(t), &Options{Logger: quiet})
+	s := NewHTTPTest(newEngine(t), &Options{Logger: quiet})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ package netserver
 // message gets a gate (core.gate, nil otherwise, so that a server without
 // Auth or RateLimit pays one nil check per message), which decides and
 // whose answers are written here in the connection's framing. The HTTP
-// side is in http_guard.go; where each transport takes the identity from
-// is in package guard's doc.
+// side is in nethttp's http_guard.go; where each transport takes the
+// identity from is in package guard's doc.
 
 import (
 	"context"

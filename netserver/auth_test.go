@@ -19,72 +19,11 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
-	"github.com/golang-jwt/jwt/v5"
-	"github.com/jetrpc/jetrpc/auth"
-	"github.com/jetrpc/jetrpc/auth/jwtauth"
-	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver/guard"
+	"github.com/jetrpc/jetrpc/netserver/internal/servertest"
 	"github.com/valyala/fasthttp"
 )
-
-const (
-	aliceToken = "alice-token-0123456789"
-	bobToken   = "bob-token-0123456789ab"
-)
-
-var jwtSecret = []byte("0123456789abcdef0123456789abcdef")
-
-// testAuth is the authenticator of these tests: the two tokens, JWTs, and
-// client certificates.
-func testAuth(t testing.TB) auth.Authenticator {
-	t.Helper()
-	tk, err := auth.ParseTokens(strings.NewReader("alice " + aliceToken + "\nbob " + bobToken + "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ja, err := jwtauth.New(jwtSecret, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return auth.Any(tk, ja, auth.ClientCert())
-}
-
-// signJWT returns an HS256 token issued at now+skew.
-func signJWT(t testing.TB, skew time.Duration) string {
-	t.Helper()
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iat": jwt.NewNumericDate(time.Now().Add(skew))}).
-		SignedString(jwtSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// whoami answers the caller's identity as "name/scheme" (null without
-// one); whoami_inline is the same on the reading goroutine.
-func whoami(name string, inline bool) engineSetup {
-	return withMethod(dispatch.Method{Name: name, Inline: inline, Handler: dispatch.HandlerFunc(
-		func(ctx context.Context, _, dst []byte) ([]byte, error) {
-			id := auth.IdentityOf(ctx)
-			if id == nil {
-				return append(dst, "null"...), nil
-			}
-			return encode.AppendString(dst, id.Name+"/"+id.Scheme), nil
-		})})
-}
-
-// authSetup registers whoami and the rules: alice may call all but
-// subtract, bob everything, the others only whoami.
-func authSetup(t testing.TB) []engineSetup {
-	mw, err := auth.Authorize(auth.Rules{"alice": {"*", "!subtract"}, "bob": {"*"}, "*": {"whoami*"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []engineSetup{whoami("whoami", false), whoami("whoami_inline", true),
-		func(e *dispatch.Engine) error { return e.Use(mw) }}
-}
 
 const (
 	callWhoami = `{"jsonrpc":"2.0","id":2,"method":"whoami"}`
@@ -93,10 +32,6 @@ const (
 		`{"jsonrpc":"2.0","id":2,"method":"subtract","params":[3,1]},` +
 		`{"jsonrpc":"2.0","id":3,"method":"whoami_inline"},{"jsonrpc":"2.0","id":4,"method":"sum","params":[1,2]}]`
 )
-
-func authCall(token string) string {
-	return `{"jsonrpc":"2.0","id":1,"method":"rpc.authenticate","params":{"token":"` + token + `"}}`
-}
 
 // checkDeniedBatch checks the answer to deniedBatch as alice.
 func checkDeniedBatch(t testing.TB, out []byte) {
@@ -109,6 +44,20 @@ func checkDeniedBatch(t testing.TB, out []byte) {
 		}
 	}
 }
+
+// The authentication harness shared with nethttp's tests.
+const (
+	aliceToken = servertest.AliceToken
+	bobToken   = servertest.BobToken
+)
+
+var (
+	testAuth  = servertest.TestAuth
+	signJWT   = servertest.SignJWT
+	whoami    = servertest.Whoami
+	authSetup = servertest.AuthSetup
+	authCall  = servertest.AuthCall
+)
 
 func TestAuthTCP(t *testing.T) {
 	ts := startServer(t, &Options{Guard: guard.New(&guard.Options{Auth: testAuth(t)})}, authSetup(t)...)
@@ -187,7 +136,7 @@ func startHTTPAuth(t *testing.T, std bool, opts *Options, setup ...engineSetup) 
 	checkGoroutines(t)
 	o := *opts
 	o.Logger = quiet
-	srv := &http.Server{Handler: HTTPHandler(newEngine(t, setup...), &o), ReadHeaderTimeout: testTimeout}
+	srv := &http.Server{Handler: HTTPHandlerTest(newEngine(t, setup...), &o), ReadHeaderTimeout: testTimeout}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +351,7 @@ func TestAuthDocuments(t *testing.T) {
 func TestAuthRoutes(t *testing.T) {
 	routes := map[string]fasthttp.RequestHandler{"/mcp": func(ctx *fasthttp.RequestCtx) {
 		name := "none"
-		if id := RequestIdentity(ctx); id != nil {
+		if id := RequestIdentityTest(ctx); id != nil {
 			name = id.Name
 		}
 		ctx.SetBodyString(name)

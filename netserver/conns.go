@@ -9,7 +9,7 @@ import (
 var errTooManyConns = errors.New("netserver: too many connections")
 
 // connSet is the set of a server's open connections (TCP and stdio for a
-// Server, WebSocket for an HTTPServer), for MaxConns and Shutdown.
+// Server, WebSocket for an HTTP server: host.go), for MaxConns and Shutdown.
 type connSet struct {
 	max int // 0: unlimited
 

@@ -1,7 +1,8 @@
 package netserver
 
 // NOTE: the connection core, one for every transport (stream.go: TCP and
-// stdio; ws_conn.go: WebSocket; sse.go: Server-Sent Events); doc.go tells
+// stdio; package nethttp's WebSocket connections and event streams, through
+// host.go); doc.go tells
 // how a message flows through it. A transport reads messages (if it reads
 // at all), hands each to handle, and plugs its framing and its writes in
 // through the transport interface. Here:

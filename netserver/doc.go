@@ -7,12 +7,10 @@
 //     os.Stdout. Messages are framed as NDJSON, Content-Length headers (LSP,
 //     MCP) or 4-byte lengths, or detected per connection from the first byte
 //     (package frame). Responses use the framing of the connection.
-//   - HTTP: POST carries one message or batch (200 with the response, 204
-//     when none is due, 413 over the message limit, 405 for other methods);
-//     a POST that accepts text/event-stream gets Server-Sent Events.
-//     HTTPServer (NewHTTP) serves it with fasthttp; HTTPHandler returns the
-//     same as a net/http Handler.
-//   - WebSocket: GET /ws on an HTTPServer (see below).
+//   - HTTP, Server-Sent Events and WebSocket: package netserver/nethttp
+//     (nethttp.New with fasthttp, nethttp.Handler for net/http), whose
+//     WebSocket connections and event streams run on this package's
+//     connection core.
 //
 // Every transport is configured by the same Options (nil means defaults).
 //
@@ -22,9 +20,10 @@
 // connection core (core.go); a transport only reads, frames and writes:
 //
 //  1. Accept. Server.Serve accepts a TCP connection and starts its reader
-//     goroutine (stream.go); HTTPServer upgrades GET /ws and serves the
-//     hijacked connection on fasthttp's goroutine (ws_conn.go); an SSE
-//     POST gets a stream of its own (sse.go). Each makes an engineconn.Conn:
+//     goroutine (stream.go); nethttp's HTTPServer upgrades GET /ws and
+//     serves the hijacked connection on fasthttp's goroutine, and an SSE
+//     POST gets a stream of its own, each on a core lent through package
+//     internal/seam (host.go). Each makes an engineconn.Conn:
 //     the engine's view of the connection, with its context and its Peer.
 //  2. Read. The reader cuts whole messages out of its buffer (frame.Reader
 //     or ws.Reader), without copying, and hands each to the core.
@@ -78,45 +77,6 @@
 // clients get are listed in the README; SECURITY.md says what each defends
 // against.
 //
-// # WebSocket
-//
-// A GET /ws carrying the upgrade headers is upgraded once its Origin
-// passes the guard's Origin policy (no Origin, the server's own host, or a
-// listed origin; else 403) and, with its Auth, its credential (else 401); the
-// connection keeps the identity of its upgrade. A GET /ws without the
-// upgrade headers gets 405 like every non-POST request. HTTPHandler (the
-// net/http adapter) does not serve WebSocket: it answers 405 to GET /ws too.
-//
-// Messages: a text or binary message is one JSON-RPC message or batch;
-// every response, notification and call to the client is one text message.
-// Messages are handled as on TCP (above), ordered notifications included.
-// A text message must be UTF-8 (RFC 6455 section 8.1): one that is not
-// fails the connection with 1007 as soon as its bad bytes arrive, even
-// before the rest of its frame; a character cut between fragments is fine. A
-// binary message is the JSON decoder's to judge (-32700 if it is not UTF-8).
-//
-// Limits: a message over MaxMessage (its fragments joined) closes the
-// connection with 1009; MaxInFlight, MaxPending and WriteTimeout bound a
-// connection as on TCP. When all workers are busy a call gets -32001.
-//
-// Close codes: a frame that breaks RFC 6455 (reserved bits, an unknown
-// opcode, a fragmented or oversized control frame, a bad fragment sequence,
-// an unmasked frame, a malformed close payload or a close reason that is not
-// UTF-8) gets close 1002. Before a 1002, 1007 or 1009 the answers already
-// computed are written; calls still running are cancelled. When the client
-// closes, the answers to the calls it sent before its close frame are
-// written first (for at most 2 s, then the calls still running are
-// cancelled), then its close code is echoed and the connection closed.
-//
-// Keep-alive: a client that sends nothing for 30 s (or IdleTimeout/2 when
-// smaller) is pinged; one that then sends nothing, not even a pong, for as
-// long again is disconnected.
-//
-// Shutdown stops reading, waits until the calls in flight are answered,
-// sends close 1001 (going away), waits at most a second for the client's
-// close frame and closes the connection. HTTPServer.Shutdown waits for
-// WebSocket connections like for HTTP requests.
-//
 // # Authentication and per-client limits
 //
 // Options.Guard (package guard) decides who may use a server and how much:
@@ -124,13 +84,14 @@
 // client and connections per address. Its doc says where each transport
 // takes the identity from (the request's headers over HTTP, the upgrade for
 // WebSocket, the TLS client certificate or the first call,
-// guard.AuthMethod, on TCP and stdio). auth.go and http_guard.go plug it
-// into the connections and the HTTP servers.
+// guard.AuthMethod, on TCP and stdio). auth.go plugs it into the stream
+// connections, nethttp's http_guard.go into the HTTP servers.
 //
 // # TLS
 //
 // Options.TLS serves TLS (1.2 at least) on the TCP connections of a Server
-// and on those of an HTTPServer: HTTPS, and WebSocket and SSE over it. The
+// and on those of nethttp's HTTPServer: HTTPS, and WebSocket and SSE over
+// it. The
 // handshake runs on the connection's own goroutine, bounded by ReadTimeout,
 // so a slow or silent client holds up no other; a client that fails it is
 // closed after the alert that says why. Handlers find the connection's TLS
@@ -140,14 +101,14 @@
 //
 // # Health, drain and shared ports
 //
-// The HTTP servers answer GET and HEAD of /healthz (alive: 200) and /readyz
+// nethttp's servers answer GET and HEAD of /healthz (alive: 200) and /readyz
 // (ready: 200, or 503 once draining), paths set by Options.HealthPath and
 // ReadyPath. Shutdown first drains the Options.Health, then keeps serving
 // for Options.DrainDelay so that a load balancer that health-checks /readyz
 // stops sending; calls made meanwhile are answered, HTTP ones with
 // "Connection: close". Then the listeners close, the calls in flight are
 // answered and the connections close, as above. Servers that share one
-// Health (a TCP Server beside an HTTPServer) drain together. Listen with
+// Health (a TCP Server beside an HTTP server) drain together. Listen with
 // ListenOptions.ReusePort (SO_REUSEPORT) lets several processes on one
 // host serve one port.
 package netserver

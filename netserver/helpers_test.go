@@ -3,12 +3,9 @@ package netserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,64 +15,36 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/internal/servertest"
+	"github.com/valyala/fasthttp"
 )
 
-// testTimeout bounds every wait of a test.
-const testTimeout = 10 * time.Second
+// The helpers shared with nethttp's tests (internal/servertest).
+const testTimeout = servertest.Timeout
 
-var quiet = slog.New(slog.DiscardHandler)
+var quiet = servertest.Quiet
 
-// checkGoroutines fails the test if, after its cleanups, more goroutines run
-// than before it started. Call it first, so that its cleanup runs last.
-func checkGoroutines(t testing.TB) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(2 * time.Second)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before, %d after shutdown:\n%s", before, n, buf)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
+const wsSubtract = servertest.Subtract
 
-// engineSetup adjusts a test engine before it freezes.
-type engineSetup func(e *dispatch.Engine) error
+type (
+	engineSetup = servertest.EngineSetup
+	response    = servertest.Response
+)
 
-func newEngine(t testing.TB, setup ...engineSetup) *dispatch.Engine {
-	t.Helper()
-	return newEngineWith(t, dispatch.Options{}, setup...)
-}
-
-// newEngineWith is newEngine with the engine's options (Logger: quiet).
-func newEngineWith(t testing.TB, opts dispatch.Options, setup ...engineSetup) *dispatch.Engine {
-	t.Helper()
-	opts.Logger = quiet
-	e := dispatch.New(&opts)
-	if err := demo.Register(e); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range setup {
-		if err := f(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(e.Close)
-	return e
-}
-
-func withMethod(m dispatch.Method) engineSetup {
-	return func(e *dispatch.Engine) error { return e.RegisterMethod(m) }
-}
+var (
+	checkGoroutines = servertest.CheckGoroutines
+	withMethod      = servertest.WithMethod
+	decodeResponse  = servertest.DecodeResponse
+	expectResult    = servertest.ExpectResult
+	expectError     = servertest.ExpectError
+	waitFor         = servertest.WaitFor
+	dialWS          = servertest.DialWS
+	wsSend          = servertest.WSSend
+	wsRecv          = servertest.WSRecv
+	wsExpectClose   = servertest.WSExpectClose
+	recordMethod    = servertest.RecordMethod
+	countStarts     = servertest.CountStarts
+)
 
 type testServer struct {
 	*Server
@@ -245,82 +214,62 @@ func isReset(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "connection reset") || errors.Is(err, io.ErrUnexpectedEOF))
 }
 
-// response is a decoded response.
-type response struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-func decodeResponse(t testing.TB, b []byte) response {
-	t.Helper()
-	var r response
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("response %q: %v", b, err)
-	}
-	return r
-}
-
-// expectResult checks a response's id and result.
-func expectResult(t testing.TB, b []byte, id, result string) {
-	t.Helper()
-	r := decodeResponse(t, b)
-	if string(r.ID) != id || r.Error != nil || string(r.Result) != result {
-		t.Fatalf("got %s, want id %s result %s", b, id, result)
-	}
-}
-
-// expectError checks a response's id and error code and returns its data.
-func expectError(t testing.TB, b []byte, id string, code int) string {
-	t.Helper()
-	r := decodeResponse(t, b)
-	if string(r.ID) != id || r.Error == nil || r.Error.Code != code {
-		t.Fatalf("got %s, want id %s error %d", b, id, code)
-	}
-	return string(r.Error.Data)
-}
-
-// waitFor polls cond until it holds or the test times out.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 var framings = []frame.Kind{frame.NDJSON, frame.Header, frame.Len32}
 
-// recordMethod is a blocking (non-inline), ordered method that records the
-// params it gets.
-func recordMethod(mu *sync.Mutex, got *[]string) dispatch.Method {
-	return dispatch.Method{Name: "record", Handler: dispatch.HandlerFunc(
-		func(_ context.Context, params, dst []byte) ([]byte, error) {
-			mu.Lock()
-			*got = append(*got, string(params))
-			mu.Unlock()
-			return dst, nil
-		})}
+var warmWS sync.Once
+
+// wsServer is an HTTP server under test (nethttp's, see export_test.go)
+// with the number of its open WebSocket connections, which its Observer
+// counts.
+type wsServer struct {
+	servertest.Server
+	open atomic.Int32
 }
 
-// countStarts counts the calls of method that have started.
-func countStarts(method string, n *atomic.Int32) engineSetup {
-	return func(e *dispatch.Engine) error {
-		return e.Use(func(name string, next dispatch.Handler) dispatch.Handler {
-			if name != method {
-				return next
-			}
-			return dispatch.HandlerFunc(func(ctx context.Context, params, dst []byte) ([]byte, error) {
-				n.Add(1)
-				return next.ServeRPC(ctx, params, dst)
-			})
-		})
+func (s *wsServer) openWS() int { return int(s.open.Load()) }
+
+// startWS serves a demo engine with nethttp's HTTPServer on loopback and
+// returns it and its WebSocket URL. The cleanup shuts it down, checks that
+// Serve returned ErrServerClosed and that no goroutine is left.
+func startWS(t *testing.T, opts *Options, setup ...engineSetup) (*wsServer, string) {
+	t.Helper()
+	warmWS.Do(func() { // fasthttp's process-wide date refresher
+		var h fasthttp.ResponseHeader
+		h.AppendBytes(nil)
+	})
+	checkGoroutines(t)
+	o := Options{}
+	if opts != nil {
+		o = *opts
 	}
+	if o.Logger == nil {
+		o.Logger = quiet
+	}
+	s := &wsServer{}
+	obs := o.Observer
+	o.Observer = ObserverFunc(func(tr Transport, ev ConnEvent) {
+		switch {
+		case tr == WS && ev == ConnOpened:
+			s.open.Add(1)
+		case tr == WS && ev == ConnClosed:
+			s.open.Add(-1)
+		}
+		if obs != nil {
+			obs.ObserveConn(tr, ev)
+		}
+	})
+	s.Server = NewHTTPTest(newEngine(t, setup...), &o)
+	return s, "ws://" + servertest.Serve(t, s.Server, ErrServerClosed) + "/ws"
+}
+
+// newEngine returns an engine with the demo methods, then setup.
+func newEngine(t testing.TB, setup ...engineSetup) *dispatch.Engine {
+	t.Helper()
+	return newEngineWith(t, dispatch.Options{}, setup...)
+}
+
+// newEngineWith is newEngine with the engine's options (Logger: quiet).
+func newEngineWith(t testing.TB, opts dispatch.Options, setup ...engineSetup) *dispatch.Engine {
+	t.Helper()
+	return servertest.NewEngine(t, opts, append([]engineSetup{demo.Register}, setup...)...)
 }

@@ -19,7 +19,7 @@ type ListenOptions struct {
 
 // Listen announces on the local TCP address addr as net.Listen("tcp", addr)
 // does, with the socket options of opts (nil: none). Serve the listener with
-// Server.Serve or HTTPServer.Serve.
+// Server.Serve or nethttp.HTTPServer.Serve.
 func Listen(ctx context.Context, addr string, opts *ListenOptions) (net.Listener, error) {
 	var lc net.ListenConfig
 	if opts != nil && opts.ReusePort {

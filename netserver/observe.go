@@ -10,10 +10,8 @@ package netserver
 import (
 	"context"
 	"net"
-	"net/http"
 
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/valyala/fasthttp"
 )
 
 // Observer sees the connections of a server (Options.Observer): package
@@ -43,7 +41,7 @@ type Transport uint8
 const (
 	TCP   Transport = iota // Server.Serve: TCP or any net.Listener
 	Stdio                  // Server.ServeStdio
-	HTTP                   // an HTTP connection (HTTPServer, HTTPHandler)
+	HTTP                   // an HTTP connection (package nethttp)
 	WS                     // a WebSocket connection (GET /ws)
 	SSE                    // a Server-Sent Events stream (a POST that accepts text/event-stream)
 	// NumTransports is the number of transports, for arrays indexed by
@@ -131,69 +129,3 @@ func withOrigin(parent context.Context, e *dispatch.Engine, t Transport, remote 
 	}
 	return dispatch.WithOrigin(parent, dispatch.Origin{Transport: t.String(), Remote: remote})
 }
-
-var (
-	traceParentHeader = []byte("traceparent")
-	traceStateHeader  = []byte("tracestate")
-)
-
-// requestContext is the context the messages of an HTTP request are
-// processed under: its connection's (which carries its origin), or s.ctx
-// when Handler is used in a server of one's own. A request that carries a
-// traceparent header gets an origin of its own with the trace-context
-// headers, valid during the request (clone them for longer: SSE).
-func (s *HTTPServer) requestContext(ctx *fasthttp.RequestCtx, t Transport, clone bool) context.Context {
-	parent, remote := s.ctx, net.Addr(nil)
-	if c, ok := httpConnOf(ctx.Conn()); ok {
-		parent, remote = c.ctx, c.RemoteAddr()
-	}
-	if a := s.identityContext(ctx); a != nil { // the guard's Auth (http_guard.go)
-		parent = a
-	}
-	tp := ctx.Request.Header.PeekBytes(traceParentHeader)
-	if len(tp) == 0 && t == HTTP {
-		return parent
-	}
-	ts := ctx.Request.Header.PeekBytes(traceStateHeader)
-	if clone {
-		tp, ts = cloneBytes(tp), cloneBytes(ts)
-	}
-	if remote == nil {
-		remote = ctx.RemoteAddr()
-	}
-	return dispatch.WithOrigin(parent, dispatch.Origin{
-		Transport: t.String(), Remote: remote, TraceParent: tp, TraceState: ts,
-	})
-}
-
-func cloneBytes(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return append([]byte(nil), b...)
-}
-
-// stdRequestContext is requestContext for the net/http adapter: the
-// request's context with the request's origin (one allocation per request;
-// net/http allocates more).
-func stdRequestContext(r *http.Request, t Transport) context.Context {
-	return dispatch.WithOrigin(withTLSState(r.Context(), r.TLS), dispatch.Origin{
-		Transport:   t.String(),
-		Remote:      stdAddr(r.RemoteAddr),
-		TraceParent: headerBytes(r.Header, "Traceparent"),
-		TraceState:  headerBytes(r.Header, "Tracestate"),
-	})
-}
-
-func headerBytes(h http.Header, key string) []byte {
-	if v := h[key]; len(v) > 0 && v[0] != "" {
-		return []byte(v[0])
-	}
-	return nil
-}
-
-// stdAddr is a net/http request's RemoteAddr as a net.Addr.
-type stdAddr string
-
-func (a stdAddr) Network() string { return "tcp" }
-func (a stdAddr) String() string  { return string(a) }

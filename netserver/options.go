@@ -58,7 +58,7 @@ type Options struct {
 	Guard *guard.Guard
 
 	// HealthPath and ReadyPath are the health endpoints of the HTTP
-	// servers (HTTPServer and HTTPHandler): a GET or HEAD of HealthPath
+	// servers (nethttp.HTTPServer and nethttp.Handler): a GET or HEAD of HealthPath
 	// answers 200 while the server serves (liveness); of ReadyPath 200 until
 	// the server drains, then 503 (readiness). Defaults "/healthz" and
 	// "/readyz"; "-" turns one off. A POST to them is a JSON-RPC call as on
@@ -81,7 +81,7 @@ type Options struct {
 	// (an error is 500); jetrpc serve puts the OpenRPC document at
 	// /openrpc.json. A POST to these paths is a JSON-RPC call.
 	Documents map[string]func() ([]byte, error)
-	// Routes are endpoints of their own on HTTPServer (not the net/http
+	// Routes are endpoints of their own on nethttp.HTTPServer (not the net/http
 	// adapter), by exact path: a request to one of them, whatever its
 	// method, goes to its handler instead of the JSON-RPC endpoint
 	// (jetrpc serve --mcp mounts package mcp's endpoint at /mcp).
@@ -115,7 +115,7 @@ type Options struct {
 	Observer Observer
 
 	// TLS, when set, serves TLS on every connection Serve accepts: the TCP
-	// connections of a Server, and those of an HTTPServer (HTTPS, with
+	// connections of a Server, and those of a nethttp.HTTPServer (HTTPS, with
 	// WebSocket and SSE over it). It is copied, with MinVersion raised to
 	// TLS 1.2 at least. The handshake runs on the connection's goroutine,
 	// within ReadTimeout (IdleTimeout if there is none); a connection that
@@ -125,7 +125,7 @@ type Options struct {
 	// Reloader does it from files). Handlers read the connection's state,
 	// the client's certificate included, with TLSState. A listener that
 	// yields *tls.Conn is served the same way without it. ServeStdio and
-	// HTTPHandler ignore it (a net/http server does its own TLS). Nil: no
+	// nethttp.Handler ignore it (a net/http server does its own TLS). Nil: no
 	// TLS.
 	TLS *tls.Config
 }

@@ -25,13 +25,14 @@ import (
 
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/netserver/internal/seam"
 )
 
 // Reasons readLoop ends without an error of the transport.
 var (
-	errStopped     = errors.New("netserver: connection stopped by Shutdown")
+	errStopped     = seam.ErrStopped
 	errReadTimeout = errors.New("netserver: frame not completed within ReadTimeout")
-	errIdle        = errors.New("netserver: connection idle for IdleTimeout")
+	errIdle        = seam.ErrIdle
 )
 
 // conn is one stream connection: TCP (c.nc set) or stdio.

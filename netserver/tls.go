@@ -1,13 +1,13 @@
 package netserver
 
-// NOTE: TLS. With Options.TLS, Server.Serve and HTTPServer.Serve wrap their
+// NOTE: TLS. With Options.TLS, Server.Serve and nethttp's Serve wrap their
 // listener in a tlsListener, whose connections are tlsConns (a tls.Conn that
 // closes without a close_notify once a write failed). A connection from a
 // listener of the caller's own that yields *tls.Conn is served with TLS
 // just the same. Neither Accept handshakes: the handshake runs on the
 // connection's goroutine, before its first message (TCP: conn.handshake,
-// within ReadTimeout; HTTP: fasthttp calls httpsConn.Handshake, within its
-// ReadTimeout). Each TLS connection's context carries a tlsCtx, made at
+// within ReadTimeout; HTTP: fasthttp calls nethttp's httpsConn.Handshake,
+// within its ReadTimeout, which fills in the state through the seam). Each TLS connection's context carries a tlsCtx, made at
 // accept and filled in when the handshake is done, before anything is read
 // from it; TLSState reads it.
 
@@ -23,7 +23,7 @@ import (
 // TLSState returns the TLS state of the connection that the messages
 // processed under ctx came over: a TCP connection or an HTTP request served
 // with TLS (Options.TLS, or a listener that yields *tls.Conn), a WebSocket
-// upgraded from one, or a request over TLS to HTTPHandler. It is nil
+// upgraded from one, or a request over TLS to nethttp.Handler. It is nil
 // without TLS. When the client presented a certificate, PeerCertificates
 // and VerifiedChains hold it. The state must not be changed.
 //
@@ -53,7 +53,7 @@ func (c *tlsCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// tlsConner is a connection with TLS: *tls.Conn, tlsConn or httpsConn.
+// tlsConner is a connection with TLS: *tls.Conn, tlsConn or nethttp's httpsConn.
 type tlsConner interface {
 	net.Conn
 	HandshakeContext(ctx context.Context) error
@@ -185,82 +185,6 @@ func (c *conn) handshake() error {
 	}
 	t.st, t.done = tc.ConnectionState(), true
 	return nil
-}
-
-// httpsConn is an HTTP connection with TLS. fasthttp sees the TLS through
-// Handshake and ConnectionState (RequestCtx.IsTLS, TLSConnectionState);
-// the state goes into the connection's context when the handshake is done,
-// which fasthttp asks for before it reads a request.
-type httpsConn struct {
-	*httpConn
-	tc     tlsConner
-	failed bool // the handshake failed (on fasthttp's goroutine, before Close)
-}
-
-// asHTTPS returns c as an httpsConn when its connection has TLS.
-func asHTTPS(c *httpConn) net.Conn {
-	if tc, ok := c.Conn.(tlsConner); ok {
-		return &httpsConn{httpConn: c, tc: tc}
-	}
-	return c
-}
-
-// httpConnOf returns the httpConn under nc, an HTTPServer's connection.
-func httpConnOf(nc net.Conn) (*httpConn, bool) {
-	switch c := nc.(type) {
-	case *httpConn:
-		return c, true
-	case *httpsConn:
-		return c.httpConn, true
-	}
-	return nil, false
-}
-
-func (c *httpsConn) Handshake() error { return c.HandshakeContext(context.Background()) }
-
-func (c *httpsConn) HandshakeContext(ctx context.Context) error {
-	err := c.tc.HandshakeContext(ctx)
-	if err == nil {
-		c.handshaken()
-	} else {
-		c.failed = true
-	}
-	return err
-}
-
-// Close closes the connection, after lingerFailed if its handshake failed.
-func (c *httpsConn) Close() error {
-	if c.failed {
-		c.failed = false
-		lingerFailed(c.tc)
-	}
-	return c.httpConn.Close()
-}
-
-func (c *httpsConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
-
-// Read records the TLS state first, should fasthttp not have asked for
-// the handshake.
-func (c *httpsConn) Read(p []byte) (int, error) {
-	if t := c.tlsCtx(); t != nil && !t.done {
-		if err := c.Handshake(); err != nil {
-			return 0, err
-		}
-	}
-	return c.httpConn.Read(p)
-}
-
-func (c *httpsConn) tlsCtx() *tlsCtx {
-	t, _ := c.ctx.(*tlsCtx)
-	return t
-}
-
-// handshaken records the state after the handshake (on the connection's
-// goroutine, before its first request is read).
-func (c *httpsConn) handshaken() {
-	if t := c.tlsCtx(); t != nil && !t.done {
-		t.st, t.done = c.tc.ConnectionState(), true
-	}
 }
 
 // lingerFailed half-closes a connection whose handshake failed, after the

@@ -475,7 +475,7 @@ func TestTLSStdHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{Handler: HTTPHandler(newEngine(t, tlsPeer), &Options{Logger: quiet}), TLSConfig: cfg,
+	hs := &http.Server{Handler: HTTPHandlerTest(newEngine(t, tlsPeer), &Options{Logger: quiet}), TLSConfig: cfg,
 		ReadHeaderTimeout: testTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.ServeTLS(ln, "", "") }()

@@ -16,6 +16,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/jetrpc/jetrpc/tracing"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -270,7 +271,7 @@ func listen(t *testing.T) net.Listener {
 
 func serveHTTP(t *testing.T, e *dispatch.Engine) string {
 	t.Helper()
-	s := netserver.NewHTTP(e, &netserver.Options{Logger: slog.New(slog.DiscardHandler)})
+	s := nethttp.New(e, &netserver.Options{Logger: slog.New(slog.DiscardHandler)})
 	ln := listen(t)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()

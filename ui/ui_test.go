@@ -14,6 +14,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/jetrpc/jetrpc/ui"
 )
 
@@ -26,7 +27,7 @@ func targets(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	raw, web := netserver.New(e, nil), netserver.NewHTTP(e, nil)
+	raw, web := netserver.New(e, nil), nethttp.New(e, nil)
 	tl, _ := net.Listen("tcp", "127.0.0.1:0")
 	hl, _ := net.Listen("tcp", "127.0.0.1:0")
 	go raw.Serve(tl)
@@ -208,11 +209,11 @@ func TestMount(t *testing.T) {
 	demo.Register(e)
 	defer e.Close()
 	opts := &netserver.Options{Mounts: map[string]http.Handler{"/ui/": ui.Handler(nil)}}
-	web := netserver.NewHTTP(e, opts)
+	web := nethttp.New(e, opts)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	go web.Serve(ln)
 	defer web.Shutdown(context.Background())
-	std := httptest.NewServer(netserver.HTTPHandler(e, opts))
+	std := httptest.NewServer(nethttp.Handler(e, opts))
 	defer std.Close()
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, base := range []string{"http://" + ln.Addr().String(), std.URL} {

@@ -12,6 +12,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/valyala/fasthttp"
 )
 
@@ -71,7 +72,7 @@ func startServers(cfg *Config) (servers []server, stop func(), err error) {
 }
 
 // startJetrpc serves the demo methods, registered the way m says, on ln:
-// netserver.New over TCP, netserver.NewHTTP over HTTP and WebSocket (GET
+// netserver.New over TCP, nethttp.New over HTTP and WebSocket (GET
 // /ws). Nothing is logged.
 func startJetrpc(cfg *Config, m demo.Mode, ln net.Listener) (stop func(), err error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -83,7 +84,7 @@ func startJetrpc(cfg *Config, m demo.Mode, ln net.Listener) (stop func(), err er
 	opts := &netserver.Options{Framing: cfg.Framing, Logger: quiet}
 	var shutdown func(context.Context) error
 	if cfg.Transport == load.HTTP || cfg.Transport == load.WS {
-		srv := netserver.NewHTTP(e, opts)
+		srv := nethttp.New(e, opts)
 		go srv.Serve(ln)
 		shutdown = srv.Shutdown
 	} else {

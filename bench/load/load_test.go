@@ -14,6 +14,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 func newEngine(t *testing.T) *dispatch.Engine {
@@ -45,7 +46,7 @@ func jetrpcTCP(t *testing.T) string {
 }
 
 func jetrpcHTTP(t *testing.T) string {
-	srv := netserver.NewHTTP(newEngine(t), nil)
+	srv := nethttp.New(newEngine(t), nil)
 	ln := listen(t)
 	go srv.Serve(ln)
 	t.Cleanup(func() { shutdown(t, srv.Shutdown) })

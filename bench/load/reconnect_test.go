@@ -10,6 +10,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // TestReconnect restarts the server under a pipelined TCP and WebSocket
@@ -49,7 +50,7 @@ func TestReconnect(t *testing.T) {
 					s := netserver.New(e, nil)
 					serve, stop = func() error { return s.Serve(ln) }, s.Shutdown
 				} else {
-					s := netserver.NewHTTP(e, nil)
+					s := nethttp.New(e, nil)
 					serve, stop = func() error { return s.Serve(ln) }, s.Shutdown
 				}
 				done := make(chan error, 1)

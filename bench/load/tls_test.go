@@ -11,6 +11,7 @@ import (
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/testcert"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // TestTLS: with Config.TLS every transport dials over TLS and every call
@@ -21,7 +22,7 @@ func TestTLS(t *testing.T) {
 	cfg := certs.ServerConfig()
 	cfg.ClientAuth, cfg.ClientCAs = tls.RequireAndVerifyClientCert, certs.Pool
 	opts := &netserver.Options{TLS: cfg, Logger: slog.New(slog.DiscardHandler)} // the refused handshakes are logged
-	tcpSrv, httpSrv := netserver.New(newEngine(t), opts), netserver.NewHTTP(newEngine(t), opts)
+	tcpSrv, httpSrv := netserver.New(newEngine(t), opts), nethttp.New(newEngine(t), opts)
 	tcpLn, httpLn := listen(t), listen(t)
 	go tcpSrv.Serve(tcpLn)
 	go httpSrv.Serve(httpLn)

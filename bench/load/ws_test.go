@@ -21,7 +21,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame/ws"
-	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // wsListen listens on a free loopback port.
@@ -47,7 +47,7 @@ func wsEngine(t *testing.T) *dispatch.Engine {
 // wsJetrpc starts jetrpc's HTTP server (WebSocket at GET /ws) on loopback.
 func wsJetrpc(t *testing.T) string {
 	t.Helper()
-	srv := netserver.NewHTTP(wsEngine(t), nil)
+	srv := nethttp.New(wsEngine(t), nil)
 	ln := wsListen(t)
 	go srv.Serve(ln)
 	t.Cleanup(func() {

@@ -15,7 +15,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/load"
 	"github.com/jetrpc/jetrpc/bench/peers"
 	"github.com/jetrpc/jetrpc/dispatch"
-	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // locals is every engine with an in-process path: jetrpc (Engine.Process),
@@ -159,8 +159,8 @@ type httpServer struct {
 	addr string
 }
 
-// httpServers starts jetrpc on fasthttp (netserver.NewHTTP, its default
-// timeouts), jetrpc on net/http (netserver.HTTPHandler), the baseline on
+// httpServers starts jetrpc on fasthttp (nethttp.New, its default
+// timeouts), jetrpc on net/http (nethttp.Handler), the baseline on
 // net/http, and the peers that have an HTTP handler, on net/http; the
 // net/http servers use http.Server's defaults (no timeouts).
 func httpServers(tb testing.TB) []httpServer {
@@ -201,7 +201,7 @@ func httpServers(tb testing.TB) []httpServer {
 	jet := peers.Peer{Name: "jetrpc", Method: same, Named: true, Batch: true}
 	{
 		ln := listen(tb)
-		srv := netserver.NewHTTP(e, nil)
+		srv := nethttp.New(e, nil)
 		go srv.Serve(ln)
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -212,7 +212,7 @@ func httpServers(tb testing.TB) []httpServer {
 	}
 	jetStd := jet
 	jetStd.Name = "jetrpc-nethttp"
-	start(jetStd, netserver.HTTPHandler(e, nil))
+	start(jetStd, nethttp.Handler(e, nil))
 	start(peers.Peer{Name: "baseline", Method: same, Named: true, Batch: true}, baseline)
 	for _, p := range peers.Peers() {
 		if p.HTTP != nil {

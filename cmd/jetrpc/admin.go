@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -16,8 +17,8 @@ import (
 // ever on the public listeners.
 func newAdmin(health *netserver.Health, reg *prometheus.Registry, log *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
-	mux.Handle(netserver.DefaultHealthPath, health.LiveHandler())
-	mux.Handle(netserver.DefaultReadyPath, health.ReadyHandler())
+	mux.Handle(nethttp.DefaultHealthPath, nethttp.LiveHandler(health))
+	mux.Handle(nethttp.DefaultReadyPath, nethttp.ReadyHandler(health))
 	if reg != nil {
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // TestBenchJSON runs "jetrpc bench --duration 2s --json" end to end and
@@ -152,7 +153,7 @@ func TestBenchTarget(t *testing.T) {
 	if err := demo.Register(e); err != nil {
 		t.Fatal(err)
 	}
-	srv := netserver.NewHTTP(e, nil)
+	srv := nethttp.New(e, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/valyala/fasthttp"
 )
 
@@ -44,7 +45,7 @@ func startCallServers(t *testing.T) *callServers {
 		t.Fatal(err)
 	}
 	opts := &netserver.Options{Logger: quiet}
-	raw, web := netserver.New(e, opts), netserver.NewHTTP(e, opts)
+	raw, web := netserver.New(e, opts), nethttp.New(e, opts)
 	s.tcp = serveOn(t, raw.Serve, raw.Shutdown)
 	s.http = serveOn(t, web.Serve, web.Shutdown)
 	return s

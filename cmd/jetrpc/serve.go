@@ -27,6 +27,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/guard"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // shutdownGrace is how long a shutdown waits for calls in flight before it
@@ -311,14 +312,14 @@ func checkAddr(flagName, addr string) error {
 // server is the running "jetrpc serve".
 type server struct {
 	log     *slog.Logger
-	raw     *netserver.Server     // TCP and stdio; nil if neither
-	http    *netserver.HTTPServer // nil without --http
-	admin   *http.Server          // nil without --admin
-	acp     *netserver.Server     // stdin/stdout with --acp (acp.go)
-	acpE    *dispatch.Engine      // its engine
-	ipc     *ipcServe             // nil without --ipc (ipc.go)
-	mcp     *mcpServe             // nil without --mcp (mcp.go)
-	a2a     *a2a.Server           // nil without --a2a (a2a.go)
+	raw     *netserver.Server   // TCP and stdio; nil if neither
+	http    *nethttp.HTTPServer // nil without --http
+	admin   *http.Server        // nil without --admin
+	acp     *netserver.Server   // stdin/stdout with --acp (acp.go)
+	acpE    *dispatch.Engine    // its engine
+	ipc     *ipcServe           // nil without --ipc (ipc.go)
+	mcp     *mcpServe           // nil without --mcp (mcp.go)
+	a2a     *a2a.Server         // nil without --a2a (a2a.go)
 	obs     *observability
 	health  *netserver.Health // /readyz of the HTTP and admin listeners
 	drain   time.Duration
@@ -353,7 +354,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	}
 	s.ipc = newIPC(e, cfg, opts)
 	if cfg.http != "" {
-		s.http = netserver.NewHTTP(e, cfg.tls.options(opts))
+		s.http = nethttp.New(e, cfg.tls.options(opts))
 	}
 	if cfg.ops.admin != "" {
 		s.admin = newAdmin(s.health, obs.reg, log)

@@ -49,7 +49,7 @@ func (s *server) printFeatures(cfg *serveConfig, stderr io.Writer) {
 }
 
 // setHints sets what a GET of a path this HTTP listener does not serve
-// answers (405, netserver.HTTPServer.Hint): the flag that serves it. It
+// answers (405, nethttp.HTTPServer.Hint): the flag that serves it. It
 // runs once the listeners are bound, before they serve.
 func (s *server) setHints(cfg *serveConfig) {
 	if s.http == nil {

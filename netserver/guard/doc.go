@@ -8,7 +8,7 @@
 //
 //	g := guard.New(&guard.Options{Auth: authn, RateLimit: 100})
 //	tcp := netserver.New(e, &netserver.Options{Guard: g})
-//	web := netserver.NewHTTP(e, &netserver.Options{Guard: g})
+//	web := nethttp.New(e, &netserver.Options{Guard: g})
 //
 // Servers that share a Guard share its table of clients, so that a
 // client's calls and connections count across them. A server without one

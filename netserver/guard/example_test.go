@@ -14,6 +14,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/guard"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 // One Guard for a TCP and an HTTP server: both require a bearer token. A
@@ -31,7 +32,7 @@ func Example() {
 	}
 	g := guard.New(&guard.Options{Auth: tokens, RateLimit: 100})
 	tcp := netserver.New(e, &netserver.Options{Guard: g})
-	web := netserver.NewHTTP(e, &netserver.Options{Guard: g})
+	web := nethttp.New(e, &netserver.Options{Guard: g})
 	tcpLn, _ := net.Listen("tcp", "127.0.0.1:0")
 	webLn, _ := net.Listen("tcp", "127.0.0.1:0")
 	go tcp.Serve(tcpLn)

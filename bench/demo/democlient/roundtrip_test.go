@@ -19,6 +19,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/vectors"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/jetrpc/jetrpc/openrpc"
 )
 
@@ -36,7 +37,7 @@ func startDemo(t testing.TB) (tcpAddr, httpAddr string) {
 		t.Fatal(err)
 	}
 	opts := &netserver.Options{Logger: quiet}
-	raw, web := netserver.New(e, opts), netserver.NewHTTP(e, opts)
+	raw, web := netserver.New(e, opts), nethttp.New(e, opts)
 	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
