@@ -12,52 +12,29 @@ package jwtauth
 
 import (
 	"bytes"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jetrpc/jetrpc/auth"
+	"github.com/jetrpc/jetrpc/internal/jwtmint"
 )
 
 // SecretLen is the length of a secret in bytes.
-const SecretLen = 32
+const SecretLen = jwtmint.SecretLen
 
 // Window is how far a token's iat may lie from the server's clock.
 const Window = 60 * time.Second
 
 // LoadSecret reads a secret file as go-ethereum's --authrpc.jwtsecret
 // does: 32 bytes, hex-encoded, with or without 0x, surrounding whitespace
-// ignored.
-func LoadSecret(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParseSecret(string(b))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
+// ignored. The client reads it the same way (one parser, in
+// internal/jwtmint).
+func LoadSecret(path string) ([]byte, error) { return jwtmint.LoadSecret(path) }
 
 // ParseSecret decodes a hex-encoded 32-byte secret (0x optional,
 // surrounding whitespace ignored).
-func ParseSecret(text string) ([]byte, error) {
-	text = strings.TrimSpace(text)
-	text = strings.TrimPrefix(strings.TrimPrefix(text, "0x"), "0X")
-	b, err := hex.DecodeString(text)
-	switch {
-	case err != nil:
-		return nil, errors.New("the JWT secret must be 32 bytes in hex (64 hex digits)")
-	case len(b) != SecretLen:
-		return nil, fmt.Errorf("the JWT secret is %d bytes; it must be %d (64 hex digits)", len(b), SecretLen)
-	}
-	return b, nil
-}
+func ParseSecret(text string) ([]byte, error) { return jwtmint.ParseSecret(text) }
 
 // Options configures an Authenticator; nil means the defaults.
 type Options struct {
