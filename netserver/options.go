@@ -49,6 +49,15 @@ type Options struct {
 	// Nothing is ever written to stdout.
 	Logger *slog.Logger
 
+	// CompressMin is the smallest response, in bytes, that the HTTP
+	// servers compress (gzip or deflate, as the request's Accept-Encoding
+	// allows) and the smallest WebSocket message sent with
+	// permessage-deflate, where the client negotiated it (default
+	// DefaultCompressMin, 1 KiB). Negative: nothing is compressed, and
+	// WebSocket offers no extension. Compressed request bodies are read
+	// whatever it is, held to MaxMessage once inflated.
+	CompressMin int
+
 	// Guard decides who may use the server and how much: authentication,
 	// the Origin policy and CORS, the Host check and the per-client limits
 	// (see package guard). Share one between servers so that a client's
@@ -137,6 +146,7 @@ const (
 	DefaultReadTimeout  = 30 * time.Second
 	DefaultIdleTimeout  = 5 * time.Minute
 	DefaultWriteTimeout = 30 * time.Second
+	DefaultCompressMin  = 1 << 10
 )
 
 func (o *Options) framing() frame.Kind {

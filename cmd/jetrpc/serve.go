@@ -42,14 +42,16 @@ type serveConfig struct {
 	stdio      bool
 	workers    int
 	maxMessage int
-	maxBatch   int
-	maxConns   int
-	sec        securityFlags // security.go
-	limits     limitFlags
-	ops        opsFlags
-	tls        tlsServeFlags // tls.go
-	mcp        mcpFlags      // mcp.go
-	browser    browserFlags  // serve_browser.go
+	// compressMin is --compress-min: 0 turns compression off.
+	compressMin int
+	maxBatch    int
+	maxConns    int
+	sec         securityFlags // security.go
+	limits      limitFlags
+	ops         opsFlags
+	tls         tlsServeFlags // tls.go
+	mcp         mcpFlags      // mcp.go
+	browser     browserFlags  // serve_browser.go
 
 	docs map[string]func() ([]byte, error) // GET endpoints of --http (discover.go)
 
@@ -209,6 +211,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.IntVar(&cfg.workers, "workers", 0, "most worker goroutines for blocking calls and batch members (0: 16384)")
 	fs.IntVar(&cfg.maxMessage, "max-message", frame.DefaultMaxMessage, "largest message in `BYTES`")
 	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
+	fs.IntVar(&cfg.compressMin, "compress-min", netserver.DefaultCompressMin,
+		"compress HTTP responses and WebSocket messages of at least `BYTES` (0: off)")
 	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
 	cfg.limits.define(fs)
 	cfg.policy.define(fs) // serve_policy.go
@@ -250,7 +254,7 @@ func (cfg *serveConfig) check(fs *flag.FlagSet, framing string) error {
 		name string
 		v    int
 		min  int
-	}{{"workers", cfg.workers, 0}, {"max-message", cfg.maxMessage, 1}, {"max-batch", cfg.maxBatch, 1}, {"max-conns", cfg.maxConns, 0}} {
+	}{{"workers", cfg.workers, 0}, {"max-message", cfg.maxMessage, 1}, {"max-batch", cfg.maxBatch, 1}, {"max-conns", cfg.maxConns, 0}, {"compress-min", cfg.compressMin, 0}} {
 		if c.v < c.min {
 			return fmt.Errorf("--%s %d: must be at least %d", c.name, c.v, c.min)
 		}
@@ -334,6 +338,9 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	opts := cfg.limits.serverOptions(netserver.Options{Framing: cfg.framing, MaxMessage: cfg.maxMessage, MaxConns: cfg.maxConns,
 		Logger: log, Observer: obs.conns, Health: s.health, Documents: cfg.docs})
 	opts.Methods = cfg.policy.methodSets(e) // --api and the rest (serve_policy.go)
+	if opts.CompressMin = cfg.compressMin; cfg.compressMin == 0 {
+		opts.CompressMin = -1 // --compress-min 0: off
+	}
 	if set := opts.Methods[netserver.HTTP]; set != nil && cfg.policy.svc != nil {
 		opts.Documents["/openrpc.json"] = func() ([]byte, error) { return cfg.policy.svc.DocumentFor(set) }
 	}
