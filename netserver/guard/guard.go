@@ -58,6 +58,20 @@ type Options struct {
 	// an IPv6 /64; 0: unlimited): TCP connections over it are closed at
 	// once, HTTP ones answered 429 with Retry-After and closed.
 	MaxConnsPerIP int
+
+	// Challenge, when set, appends to dst the WWW-Authenticate value of
+	// the 401 that Auth's refusal err gets over HTTP (err is
+	// auth.ErrNoCredentials when the request carried no credential). An
+	// OAuth resource server points clients at its metadata here:
+	// (*oauth.Resource).AppendUnauthorized. Default: `Bearer
+	// realm="jetrpc"`, with `, error="invalid_token"` when a token was
+	// refused.
+	Challenge func(dst []byte, err error) []byte
+	// Public are paths whose GET and HEAD requests are served without
+	// authentication (Auth is not asked), such as the OAuth protected
+	// resource metadata (RFC 9728), which clients read to learn where to
+	// get a token. Requests with other methods are authenticated as usual.
+	Public []string
 }
 
 // or returns the options, the zero value for nil.
@@ -82,12 +96,23 @@ type Guard struct {
 	origins *OriginPolicy      // nil: the request's own host only
 	clients *clients           // nil: no per-client limit
 	cost    func([]byte) int   // Options.Cost (nil: countCalls)
+	// challenge is Options.Challenge (nil: the default's).
+	challenge func(dst []byte, err error) []byte
+	public    map[string]bool // Options.Public (nil: none)
 }
 
 // New returns the Guard of opts (nil means the defaults).
 func New(opts *Options) *Guard {
 	o := opts.or()
-	return &Guard{authn: o.Auth, hosts: o.Hosts, origins: o.Origins, clients: newClients(opts), cost: o.Cost}
+	g := &Guard{authn: o.Auth, hosts: o.Hosts, origins: o.Origins, clients: newClients(opts), cost: o.Cost,
+		challenge: o.Challenge}
+	for _, p := range o.Public {
+		if g.public == nil {
+			g.public = map[string]bool{}
+		}
+		g.public[p] = true
+	}
+	return g
 }
 
 // Clients returns the number of clients whose rate buckets are kept.

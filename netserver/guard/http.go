@@ -121,7 +121,7 @@ func (g *Guard) AdmitRequest(ctx *fasthttp.RequestCtx, st *ConnState, parent con
 		ctx.SetConnectionClose()
 		return nil, nil, RateLimited, false
 	}
-	if g.authn == nil && !g.clients.limited() {
+	if g.authn == nil && !g.clients.limited() || g.isPublic(ctx) {
 		return nil, nil, Allowed, true
 	}
 	if !own {
@@ -184,7 +184,7 @@ func (g *Guard) authenticate(ctx *fasthttp.RequestCtx, st *ConnState) (*auth.Ide
 			tooMany(ctx, 1)
 			return nil, RateLimited
 		}
-		unauthorized(ctx, len(token) > 0, err)
+		g.unauthorized(ctx, len(token) > 0, err)
 		return nil, Unauthorized
 	}
 	if id != st.id {
@@ -209,21 +209,32 @@ func (g *Guard) failureLimited(remote net.Addr, now time.Time) bool {
 	return !ok
 }
 
+// isPublic reports whether a fasthttp request is a GET or HEAD of one of
+// Options.Public.
+func (g *Guard) isPublic(ctx *fasthttp.RequestCtx) bool {
+	return g.public != nil && (ctx.IsGet() || ctx.IsHead()) && g.public[string(ctx.Path())]
+}
+
 // unauthorized answers 401 with a WWW-Authenticate challenge (RFC 6750:
-// error="invalid_token" when a token was refused).
-func unauthorized(ctx *fasthttp.RequestCtx, hadToken bool, err error) {
+// error="invalid_token" when a token was refused; Options.Challenge's
+// when set).
+func (g *Guard) unauthorized(ctx *fasthttp.RequestCtx, hadToken bool, err error) {
 	if err == nil {
 		err = auth.ErrNoCredentials
 	}
 	ctx.Error(auth.Reason(err), fasthttp.StatusUnauthorized)
-	ctx.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, challenge(hadToken))
+	ctx.Response.Header.SetBytesV(fasthttp.HeaderWWWAuthenticate, g.appendChallenge(nil, hadToken, err))
 }
 
-func challenge(hadToken bool) string {
-	if hadToken {
-		return `Bearer realm="jetrpc", error="invalid_token"`
+// appendChallenge appends the WWW-Authenticate value of a 401 for err.
+func (g *Guard) appendChallenge(dst []byte, hadToken bool, err error) []byte {
+	if g.challenge != nil {
+		return g.challenge(dst, err)
 	}
-	return `Bearer realm="jetrpc"`
+	if hadToken {
+		return append(dst, `Bearer realm="jetrpc", error="invalid_token"`...)
+	}
+	return append(dst, `Bearer realm="jetrpc"`...)
 }
 
 // tooMany answers 429 with Retry-After.
@@ -250,7 +261,8 @@ func (h stdHeader) Peek(name string) []byte {
 // r with the identity in its context.
 func (g *Guard) AdmitStd(w http.ResponseWriter, r *http.Request, remote net.Addr, body []byte) (*http.Request, Refusal, bool) {
 	var id *auth.Identity
-	if g.authn != nil {
+	public := g.public != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && g.public[r.URL.Path]
+	if g.authn != nil && !public {
 		token := bearer([]byte(r.Header.Get("Authorization")))
 		req := auth.Request{Transport: "http", Remote: remote, TLS: r.TLS,
 			Header: stdHeader(r.Header), Token: token}
@@ -264,7 +276,7 @@ func (g *Guard) AdmitStd(w http.ResponseWriter, r *http.Request, remote net.Addr
 			if err == nil {
 				err = auth.ErrNoCredentials
 			}
-			w.Header().Set("WWW-Authenticate", challenge(len(token) > 0))
+			w.Header().Set("WWW-Authenticate", string(g.appendChallenge(nil, len(token) > 0, err)))
 			http.Error(w, auth.Reason(err), http.StatusUnauthorized)
 			return r, Unauthorized, false
 		}
