@@ -78,6 +78,14 @@ func Bind(parent context.Context) (context.Context, *Binding) {
 	return c, &c.b
 }
 
+// IsIdentityKey reports whether key is the one IdentityOf asks a
+// context's Value for. A context type of one's own that carries an
+// identity (a pooled request context) answers that key with a *Binding.
+func IsIdentityKey(key any) bool {
+	_, ok := key.(identityKey)
+	return ok
+}
+
 // IdentityOf returns the identity of the client whose message is being
 // processed under ctx, or nil when it has none (no authenticator, or a
 // transport that does not authenticate). It must not be changed.

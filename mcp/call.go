@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/pool"
@@ -62,6 +63,9 @@ type call struct {
 	after     sync.WaitGroup // the AfterFunc, until it has run or been stopped
 
 	tr seam.CallTransport // the HTTP side (package mcphttp); nil on stream transports
+	// ident is who made the request, when its transport says (mcphttp);
+	// else the parent's identity is the caller's.
+	ident auth.Binding
 }
 
 var _ context.Context = (*call)(nil)
@@ -125,6 +129,9 @@ func (c *call) Err() error {
 func (c *call) Value(key any) any {
 	if _, ok := key.(callKey); ok {
 		return c
+	}
+	if auth.IsIdentityKey(key) && c.ident.Identity() != nil {
+		return &c.ident
 	}
 	return c.parent.Value(key)
 }

@@ -151,29 +151,33 @@ func (s *Server) discover(ctx context.Context, params, dst []byte) ([]byte, erro
 }
 
 // list answers one of the list methods from its built bytes.
-func (s *Server) list(ctx context.Context, params, dst []byte, lists *[2][]byte) ([]byte, error) {
+func (s *Server) list(ctx context.Context, params, dst []byte, lists *[2][]byte, kind int) ([]byte, error) {
 	var p proto.Params
 	c, own, err := s.begin(ctx, params, &p)
 	defer s.end(c, own)
 	if err != nil {
 		return dst, err
 	}
+	built := lists[0]
 	if c.modern {
-		return append(dst, lists[1]...), nil
+		built = lists[1]
 	}
-	return append(dst, lists[0]...), nil
+	if s.access != nil && kind != listUnfiltered { // only what the caller may use (access.go)
+		return s.appendAllowed(c, dst, kind, c.modern, built), nil
+	}
+	return append(dst, built...), nil
 }
 
 func (s *Server) toolsList(ctx context.Context, params, dst []byte) ([]byte, error) {
-	return s.list(ctx, params, dst, &s.freeze().tools)
+	return s.list(ctx, params, dst, &s.freeze().tools, listTools)
 }
 
 func (s *Server) resourcesList(ctx context.Context, params, dst []byte) ([]byte, error) {
-	return s.list(ctx, params, dst, &s.freeze().resources)
+	return s.list(ctx, params, dst, &s.freeze().resources, listResources)
 }
 
 func (s *Server) promptsList(ctx context.Context, params, dst []byte) ([]byte, error) {
-	return s.list(ctx, params, dst, &s.freeze().prompts)
+	return s.list(ctx, params, dst, &s.freeze().prompts, listPrompts)
 }
 
 func invalidParams(text string) error {
@@ -194,6 +198,9 @@ func (s *Server) toolsCall(ctx context.Context, params, dst []byte) ([]byte, err
 			return dst, invalidParams("tools/call needs the name of a tool")
 		}
 		return dst, invalidParams("Unknown tool: " + string(name))
+	}
+	if !s.allowed(c, t.Name) {
+		return dst, forbidden(t.Name, s.access.Needed(t.Name))
 	}
 	c.setToken(p.Token)
 	c.setID(dispatch.RequestID(ctx))
@@ -228,6 +235,9 @@ func (s *Server) resourcesRead(ctx context.Context, params, dst []byte) ([]byte,
 		return dst, err
 	}
 	uri := string(proto.Text(c.scratch, p.URI, p.URIEsc))
+	if p.URI != nil && !s.allowed(c, uri) {
+		return dst, forbidden(uri, s.access.Needed(uri))
+	}
 	var read func(ctx context.Context, uri string) ([]ResourceContents, error)
 	if r := s.resIdx[uri]; r != nil {
 		read = r.Read
@@ -283,6 +293,9 @@ func (s *Server) promptsGet(ctx context.Context, params, dst []byte) ([]byte, er
 	pr := s.promptIdx[string(name)]
 	if pr == nil {
 		return dst, invalidParams("Unknown prompt: " + string(name))
+	}
+	if !s.allowed(c, pr.Name) {
+		return dst, forbidden(pr.Name, s.access.Needed(pr.Name))
 	}
 	args, err := promptArgs(p.Arguments)
 	if err != nil {

@@ -29,6 +29,13 @@ type Options struct {
 	Engine *dispatch.Options
 	// Logger receives what goes wrong (default slog.Default()).
 	Logger *slog.Logger
+	// Access, when set, decides which tools, resources and prompts each
+	// caller may see (in tools/list, resources/list, prompts/list) and use
+	// (a tools/call, resources/read or prompts/get of anything else is
+	// -32007 Forbidden; over Streamable HTTP, 403 with the step-up
+	// challenge: see mcphttp.Options). *oauth.ScopeRules is one. Nil:
+	// everyone may use everything.
+	Access Access
 }
 
 // Registration errors.
@@ -46,6 +53,8 @@ type Server struct {
 	instr string
 	log   *slog.Logger
 	e     *dispatch.Engine
+	// access is Options.Access (nil: none).
+	access Access
 
 	mu        sync.Mutex
 	frozen    bool
@@ -84,7 +93,7 @@ func New(info Implementation, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
-	s := &Server{info: info, instr: opts.Instructions, log: opts.Logger,
+	s := &Server{info: info, instr: opts.Instructions, log: opts.Logger, access: opts.Access,
 		toolIdx: map[string]*Tool{}, resIdx: map[string]*Resource{}, promptIdx: map[string]*Prompt{}}
 	if s.log == nil {
 		s.log = slog.Default()

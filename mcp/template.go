@@ -104,5 +104,5 @@ func (t *ResourceTemplate) appendDesc(dst []byte) []byte {
 }
 
 func (s *Server) templatesList(ctx context.Context, params, dst []byte) ([]byte, error) {
-	return s.list(ctx, params, dst, &s.freeze().ext.templates)
+	return s.list(ctx, params, dst, &s.freeze().ext.templates, listUnfiltered) // a template is judged by the URI read
 }

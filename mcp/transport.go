@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
 	"github.com/jetrpc/jetrpc/mcp/internal/seam"
@@ -81,6 +82,9 @@ func (c *call) Route(sess seam.Session, parent context.Context, version string, 
 	c.sess, _ = sess.(*session)
 	c.parent, c.version, c.modern = parent, version, modern
 }
+
+// SetIdentity is seam.Call's: who made the request.
+func (c *call) SetIdentity(id *auth.Identity) { c.ident.Set(id) }
 
 // Cancel and Cancelled are seam.Call's.
 func (c *call) Cancel() bool    { return c.cancel() }

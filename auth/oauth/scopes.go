@@ -142,3 +142,26 @@ func (s *ScopeRules) Scopes() []string {
 	}
 	return s.all
 }
+
+// StepUpScope returns the scope a 403 step-up challenge asks for when id
+// lacks needed (space-separated): the scopes id's token has, then those
+// of needed it does not have. A client re-authorizes with exactly this
+// scope, so asking for needed alone would lose what the token could do.
+func StepUpScope(id *auth.Identity, needed string) string {
+	t := TokenOf(id)
+	if t == nil || len(t.Scopes) == 0 {
+		return needed
+	}
+	out := strings.Join(t.Scopes, " ")
+	for _, sc := range strings.Fields(needed) {
+		if !t.HasScope(sc) {
+			out += " " + sc
+		}
+	}
+	return out
+}
+
+// Base returns the scopes the rule "*" names (space-separated), which
+// every feature without a rule of its own needs: the scope of a 401
+// challenge, what a client should ask for first. "" without such a rule.
+func (s *ScopeRules) Base() string { return s.Needed("") }

@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
@@ -82,6 +83,20 @@ type Options struct {
 	MaxWorkers int
 	// Logger receives what goes wrong (default the Server's).
 	Logger *slog.Logger
+	// Identity returns who made a request (nil: nobody known); its
+	// handlers read it with auth.IdentityOf, and mcp.Options.Access
+	// judges it. For the endpoint mounted in netserver.Options.Routes,
+	// whose guard authenticated the request, it is
+	// nethttp.RequestIdentity. Nil: the requests have no identity.
+	Identity func(ctx *fasthttp.RequestCtx) *auth.Identity
+	// Forbidden appends to dst the WWW-Authenticate value of the 403 a
+	// request gets when mcp.Options.Access refuses the tool, resource or
+	// prompt it names to id; needed is what Access says it lacks. An OAuth
+	// resource server asks for the scopes the token has plus those needed,
+	// so that a client can step up (oauth.Resource.AppendForbidden with
+	// oauth.StepUpScope). Default: `Bearer error="insufficient_scope",
+	// scope="NEEDED"`.
+	Forbidden func(dst []byte, id *auth.Identity, needed string) []byte
 }
 
 // Handler is the Streamable HTTP endpoint of an mcp.Server, for all the
@@ -135,6 +150,8 @@ type Handler struct {
 	maxPending   int
 	maxSessions  int
 	idle         time.Duration
+	identity     func(ctx *fasthttp.RequestCtx) *auth.Identity
+	forbidden    func(dst []byte, id *auth.Identity, needed string) []byte
 
 	ctx    context.Context // the parent of the calls' contexts
 	cancel context.CancelFunc
@@ -166,7 +183,7 @@ func New(s *mcp.Server, opts *Options) *Handler {
 	h := &Handler{core: k, e: k.Engine(), log: opts.Logger, stateless: opts.Stateless, origin: opts.CheckOrigin,
 		store: opts.EventStore, ids: opts.SessionIDs, retry: opts.Retry, keepAlive: opts.KeepAlive,
 		writeTimeout: opts.WriteTimeout, maxPending: opts.MaxPending, maxSessions: opts.MaxSessions,
-		idle: opts.SessionIdle, done: make(chan struct{})}
+		idle: opts.SessionIdle, identity: opts.Identity, forbidden: opts.Forbidden, done: make(chan struct{})}
 	if h.log == nil {
 		h.log = k.Logger()
 	}
@@ -322,6 +339,11 @@ func (h *Handler) post(ctx *fasthttp.RequestCtx) {
 	rp.Parse(m.Params)
 	c := h.getCall()
 	if !h.route(ctx, c, m, &rp) {
+		h.putCall(c)
+		return
+	}
+	if !h.authorize(ctx, c, m, &rp) { // access.go
+		h.finishRequest(c)
 		h.putCall(c)
 		return
 	}

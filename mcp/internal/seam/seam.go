@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/jetrpc/jetrpc/auth"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/mcp/internal/paramheader"
 )
@@ -40,6 +41,11 @@ type Core interface {
 	// ModernMethod reports whether a request of the Modern revision for
 	// method is served (else 404).
 	ModernMethod(method []byte) bool
+	// Refused returns the error of a request for method naming name (a
+	// tool, a prompt or a resource's URI) that the Server's Access refuses
+	// to id, and what id lacks (the scope of a 403 step-up challenge,
+	// perhaps ""); a nil error when it is allowed.
+	Refused(id *auth.Identity, method, name []byte) (needed string, err error)
 	// ToolHeaders returns the x-mcp-header marks of the tool name (nil:
 	// none, or no such tool).
 	ToolHeaders(name []byte) []paramheader.Header
@@ -60,6 +66,10 @@ type Call interface {
 	// none), the parent of its context, the revision it is served as and
 	// whether that is the Modern one.
 	Route(sess Session, parent context.Context, version string, modern bool)
+	// SetIdentity sets who made the request (nil: nobody known), which
+	// its handlers read with auth.IdentityOf and the Server's Access
+	// judges.
+	SetIdentity(id *auth.Identity)
 	// Cancel cancels the call; it reports whether it was the first to.
 	Cancel() bool
 	// Cancelled reports whether the call was cancelled.
