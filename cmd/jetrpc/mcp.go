@@ -17,6 +17,7 @@ import (
 	"github.com/jetrpc/jetrpc/mcp/mcpdemo"
 	"github.com/jetrpc/jetrpc/mcp/mcphttp"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/valyala/fasthttp"
 )
 
@@ -27,16 +28,21 @@ const mcpPath = "/mcp"
 type mcpFlags struct {
 	on      bool // --mcp
 	replica mcpReplicaFlags
+	auth    mcpAuthFlags // OAuth (mcp_auth.go)
 }
 
 func (m *mcpFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&m.on, "mcp", false, "serve MCP: Streamable HTTP at /mcp on the HTTP listener, and with --stdio on stdin/stdout (instead of JSON-RPC)")
 	m.replica.define(fs)
+	m.auth.define(fs)
 }
 
 func (m *mcpFlags) check(httpAddr string, stdio bool) error {
 	if m.on && httpAddr == "" && !stdio {
 		return errors.New("--mcp: needs the HTTP listener (--http ADDR) or --stdio")
+	}
+	if err := m.auth.check(m.on, httpAddr); err != nil {
+		return err
 	}
 	return m.replica.check(m.on)
 }
@@ -55,15 +61,35 @@ func newMCP(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *mcpSer
 	if !cfg.mcp.on {
 		return nil
 	}
-	m := &mcpServe{replica: &cfg.mcp.replica, srv: mcp.New(mcp.Implementation{Name: "jetrpc", Version: "0.1.0"}, &mcp.Options{Logger: log})}
+	mo := &mcp.Options{Logger: log}
+	oa := &cfg.mcp.auth
+	if oa.on() {
+		mo.Access = mcpAccess{oa.rules} // --mcp-scope (mcp_auth.go)
+	}
+	m := &mcpServe{replica: &cfg.mcp.replica, srv: mcp.New(mcp.Implementation{Name: "jetrpc", Version: "0.1.0"}, mo)}
 	if err := errors.Join(mcpdemo.Register(m.srv), mcpdemo.RegisterConformance(m.srv)); err != nil {
 		panic(err) // fixed tools: a bug
 	}
 	if cfg.http != "" {
 		origins := cfg.sec.origins // --allow-origin; netserver's guard also checks Host and Origin before the route
-		m.http = mcphttp.New(m.srv, &mcphttp.Options{Logger: log,
+		ho := &mcphttp.Options{Logger: log,
 			CheckOrigin: func(origin, host []byte) bool { return origins.Allow(string(origin), string(host)) },
-			EventStore:  cfg.mcp.replica.store, SessionIDs: cfg.mcp.replica.ids})
+			EventStore:  cfg.mcp.replica.store, SessionIDs: cfg.mcp.replica.ids,
+			Identity: nethttp.RequestIdentity} // the guard's (security.go, mcp_auth.go)
+		if oa.on() {
+			ho.Forbidden = oa.forbidden // 403 with the step-up challenge
+		}
+		m.http = mcphttp.New(m.srv, ho)
+		if oa.on() {
+			docs := map[string]func() ([]byte, error){}
+			for p, d := range opts.Documents {
+				docs[p] = d
+			}
+			for _, p := range oa.paths { // public: guard.Options.Public (mcp_auth.go)
+				docs[p] = oa.document
+			}
+			opts.Documents = docs
+		}
 		if cfg.mcp.replica.store != nil {
 			log.Info("mcp: sessions in the shared store", "store", cfg.mcp.replica.url, "instance", cfg.mcp.replica.ids.Instance())
 		}

@@ -349,6 +349,7 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 		g.Cost = e.MessageCost // an HTTP body priced by --method-cost (one parse more)
 	}
 	cfg.browser.apply(opts, g) // serve_browser.go
+	cfg.mcp.auth.apply(g)      // --mcp-auth-issuer (mcp_auth.go)
 	opts.Guard = guard.New(g)  // one for every listener
 	s.mcp = newMCP(cfg, log, opts)
 	s.a2a = newA2A(cfg, log, opts)
@@ -393,6 +394,16 @@ func (s *server) listen(ctx context.Context, cfg *serveConfig, stderr io.Writer)
 	if err := s.ipc.listen(stderr); err != nil {
 		s.closeListeners()
 		return err
+	}
+	if s.webLn != nil {
+		scheme := "http"
+		if cfg.tls.cert != "" {
+			scheme = "https"
+		}
+		if err := cfg.mcp.auth.start(scheme, s.webLn.Addr().String(), s.log); err != nil { // mcp_auth.go
+			s.closeListeners()
+			return err
+		}
 	}
 	s.setHints(cfg)              // serve_urls.go
 	s.printFeatures(cfg, stderr) // serve_urls.go
