@@ -66,7 +66,11 @@ func (s *Server) appendAllowed(ctx context.Context, dst []byte, kind int, modern
 		return append(dst, built...)
 	}
 	member := [...]string{"tools", "resources", "prompts"}[kind]
-	dst = append(encode.AppendString(resultStart(dst, modern), member), ":["...)
+	dst = resultStart(dst, modern)
+	if modern {
+		dst = cacheHints(dst, listTTL, "private")
+	}
+	dst = append(encode.AppendString(dst, member), ":["...)
 	first := true
 	for i := range n {
 		if !s.access.Allowed(id, s.featureName(kind, i)) {

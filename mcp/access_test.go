@@ -91,6 +91,12 @@ func TestHTTPAccess(t *testing.T) {
 				return strings.Join(out, " ")
 			}
 			require.Equal(t, "countdown", names("-", "tools/list"))
+			if version == mcp.Modern { // a list that differs by caller is never "public"
+				for _, scopes := range []string{"-", "mcp math docs"} {
+					_, body, _ := do(scopes, "tools/list", "", `{}`)
+					require.Contains(t, body, `"ttlMs":0,"cacheScope":"private"`)
+				}
+			}
 			require.Equal(t, "echo countdown whoami", names("mcp", "tools/list"))
 			require.Equal(t, "echo add countdown whoami", names("mcp math", "tools/list"))
 			require.Equal(t, "", names("mcp", "resources/list"))

@@ -88,13 +88,17 @@ func (s *Server) buildExt(b *built) {
 		b.ext.templates[i] = s.appendList(resultStart(nil, modern), "resourceTemplates", len(s.ext.templates),
 			func(dst []byte, i int) []byte { return s.ext.templates[i].appendDesc(dst) })
 	}
-	for _, l := range []*[2][]byte{&b.tools, &b.resources, &b.prompts, &b.ext.templates} {
-		l[1] = append(cacheHints(resultStart(nil, true), listTTL, "public"), l[1][len(resultStart(nil, true)):]...)
+	for i, l := range []*[2][]byte{&b.tools, &b.resources, &b.prompts, &b.ext.templates} {
+		scope := "public"
+		if s.access != nil && i < 3 { // each caller sees its own list (access.go)
+			scope = "private"
+		}
+		l[1] = append(cacheHints(resultStart(nil, true), listTTL, scope), l[1][len(resultStart(nil, true)):]...)
 	}
 }
 
 // The caching hints of 2026-07-28 (SEP-2549): a list is the same for every
-// client ("public"), a resource's contents may not be ("private"); ttlMs 0
+// client ("public"; "private" when Options.Access filters it), a resource's contents may not be ("private"); ttlMs 0
 // lets a client keep neither without asking again, since a server may
 // change both at any time.
 const (
