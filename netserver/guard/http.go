@@ -39,8 +39,9 @@ type ConnState struct {
 	id        *auth.Identity  // nil: none yet
 	ctx       context.Context // Context with id
 	cl        atomic.Pointer[bucket]
-	ip        netip.Addr // the client's address, counted for MaxConnsPerIP unless overLimit
-	overLimit bool       // over MaxConnsPerIP: its requests get 429
+	ip        netip.Addr   // the client's address, counted for MaxConnsPerIP unless overLimit
+	overLimit bool         // over MaxConnsPerIP: its requests get 429
+	req       auth.Request // what authenticate hands the authenticator
 }
 
 // Identity returns the identity of the connection's last request (nil:
@@ -176,9 +177,11 @@ func (g *Guard) authenticate(ctx *fasthttp.RequestCtx, st *ConnState) (*auth.Ide
 		return st.id, Allowed
 	}
 	now := time.Now()
-	r := auth.Request{Transport: "http", Remote: st.Remote, TLS: st.TLS,
+	r := &st.req // the connection's: no allocation per request
+	*r = auth.Request{Transport: "http", Remote: st.Remote, TLS: st.TLS,
 		Header: fastHeader{&ctx.Request.Header}, Token: token}
-	id, err := g.authn.Authenticate(&r)
+	id, err := g.authn.Authenticate(r)
+	*r = auth.Request{} // holds nothing of the request
 	if err != nil || id == nil {
 		if g.failureLimited(st.Remote, now) {
 			tooMany(ctx, 1)
