@@ -46,7 +46,11 @@ func accessEndpoint(t *testing.T) *endpoint {
 			if h == nil {
 				return nil
 			}
-			return &auth.Identity{Name: "alice", Scheme: oauth.Scheme, Attrs: &oauth.Token{Subject: "alice", Scopes: strings.Fields(string(h))}}
+			name := "alice"
+			if u := ctx.Request.Header.Peek("X-User"); u != nil {
+				name = string(u)
+			}
+			return &auth.Identity{Name: name, Scheme: oauth.Scheme, Attrs: &oauth.Token{Subject: name, Scopes: strings.Fields(string(h))}}
 		},
 		Forbidden: func(dst []byte, id *auth.Identity, needed string) []byte {
 			return res.AppendForbidden(dst, oauth.StepUpScope(id, needed), "")
@@ -154,4 +158,29 @@ func TestStdioAccess(t *testing.T) {
 	out = s.Engine().Process(nil, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
 	require.NotContains(t, string(out), `"echo"`)
 	require.Contains(t, string(out), `"add"`)
+}
+
+// TestHTTPSessionOwner: a session opened by an identity is that
+// identity's: another one naming its id gets 404 on POST, GET and DELETE,
+// as if it did not exist.
+func TestHTTPSessionOwner(t *testing.T) {
+	e := accessEndpoint(t)
+	res, body := e.do("POST", hdr{"X-Scopes": "mcp", "X-User": "alice"}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, 200, res.StatusCode, body)
+	sid := res.Header.Get("Mcp-Session-Id")
+	as := func(user string) hdr {
+		return hdr{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25", "X-Scopes": "mcp", "X-User": user}
+	}
+	res, body = e.do("POST", as("bob"), ping)
+	require.Equal(t, 404, res.StatusCode, body)
+	h := as("bob")
+	h["Accept"] = "text/event-stream"
+	res, body = e.do("GET", h, "")
+	require.Equal(t, 404, res.StatusCode, body)
+	res, body = e.do("DELETE", as("bob"), "")
+	require.Equal(t, 404, res.StatusCode, body)
+	res, body = e.do("POST", as("alice"), ping)
+	require.Equal(t, 200, res.StatusCode, body)
+	res, _ = e.do("DELETE", as("alice"), "")
+	require.Equal(t, 200, res.StatusCode)
 }

@@ -49,3 +49,27 @@ func (h *Handler) authorize(ctx *fasthttp.RequestCtx, c *call, m *decode.Message
 	ctx.Response.Header.SetBytesV(fasthttp.HeaderWWWAuthenticate, v)
 	return false
 }
+
+// own records who opens sess (an initialize), when the endpoint knows
+// identities.
+func (h *Handler) own(ctx *fasthttp.RequestCtx, sess *session) {
+	if h.identity == nil {
+		return
+	}
+	if id := h.identity(ctx); id != nil {
+		sess.ownerScheme, sess.ownerName = id.Scheme, id.Name
+	}
+}
+
+// owns reports whether the request may use sess: a session opened by an
+// identity is that identity's alone (the specification's advice to bind
+// sessions to the user), so that a session id that leaked does not open
+// another user's streams and calls. A session adopted from a shared store
+// has no owner recorded and is anyone's with the id.
+func (h *Handler) owns(ctx *fasthttp.RequestCtx, sess *session) bool {
+	if h.identity == nil || sess.ownerScheme == "" && sess.ownerName == "" {
+		return true
+	}
+	id := h.identity(ctx)
+	return id != nil && id.Scheme == sess.ownerScheme && id.Name == sess.ownerName
+}

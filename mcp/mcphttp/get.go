@@ -31,8 +31,9 @@ func (h *Handler) sessionFor(ctx *fasthttp.RequestCtx) *session {
 		return nil
 	}
 	sess := h.lookupOrAdopt(sid)
-	if sess == nil {
+	if sess == nil || !h.owns(ctx, sess) { // another identity's: as if it did not exist (access.go)
 		httpx.Error(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
+		return nil
 	}
 	return sess
 }

@@ -376,6 +376,7 @@ func (h *Handler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp
 			if !ok {
 				return false
 			}
+			h.own(ctx, sess) // access.go
 			c.sess, c.parent = sess, sess.conn.Context()
 			c.opened = true
 			sess.active.Add(1)
@@ -395,7 +396,7 @@ func (h *Handler) route(ctx *fasthttp.RequestCtx, c *call, m *decode.Message, rp
 		return false
 	}
 	sess := h.lookupOrAdopt(sid)
-	if sess == nil {
+	if sess == nil || !h.owns(ctx, sess) { // another identity's: as if it did not exist (access.go)
 		httpx.Error(ctx, fasthttp.StatusNotFound, nil, -32600, "Session not found")
 		return false
 	}

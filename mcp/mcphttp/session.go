@@ -52,6 +52,10 @@ type session struct {
 	active   atomic.Int32     // requests being served and streams attached
 	done     chan struct{}    // closed when the session ends
 	keep     atomic.Bool      // close leaves its state and events in the store (adopt.go)
+	// owner is who opened it (Options.Identity; set before the session is
+	// stored, read-only then): only requests of that identity may use it.
+	// Empty Scheme and Name: no identity, anyone with the id may.
+	ownerScheme, ownerName string
 
 	mu         sync.Mutex
 	closed     bool
