@@ -111,3 +111,43 @@ func ExampleHostPolicy() {
 	// RPC.example.com true
 	// rebind.attacker.example false
 }
+
+// An OAuth resource server's guard: Challenge points a refused client at
+// the protected resource metadata (package auth/oauth builds the value),
+// and Public serves that document without a token.
+func ExampleOptions_challenge() {
+	e := dispatch.New(nil)
+	defer e.Close()
+	tokens, err := auth.ParseTokens(strings.NewReader("alice alice-token-0123456789\n"))
+	if err != nil {
+		panic(err)
+	}
+	const meta = "/.well-known/oauth-protected-resource"
+	g := guard.New(&guard.Options{Auth: tokens, Public: []string{meta},
+		Challenge: func(dst []byte, err error) []byte {
+			return append(dst, `Bearer resource_metadata="https://rpc.example.com`+meta+`"`...)
+		}})
+	web := nethttp.New(e, &netserver.Options{Guard: g, Documents: map[string]func() ([]byte, error){
+		meta: func() ([]byte, error) { return []byte(`{"resource":"https://rpc.example.com/"}`), nil },
+	}})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	go web.Serve(ln)
+	defer web.Shutdown(context.Background())
+
+	resp, err := http.Post("http://"+ln.Addr().String(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"x","id":1}`))
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	resp, err = http.Get("http://" + ln.Addr().String() + meta)
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, string(body))
+	// Output:
+	// 401 Bearer resource_metadata="https://rpc.example.com/.well-known/oauth-protected-resource"
+	// 200 {"resource":"https://rpc.example.com/"}
+}
