@@ -37,7 +37,9 @@ func accessEndpoint(t *testing.T) *endpoint {
 			return []mcp.ResourceContents{{URI: uri, Text: "hello"}}, nil
 		}}))
 	require.NoError(t, s.AddPrompt(&mcp.Prompt{Name: "greet",
-		Get: func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) { return &mcp.PromptResult{}, nil }}))
+		Get: func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return &mcp.PromptResult{}, nil
+		}}))
 	res, err := oauth.NewResource(oauth.Metadata{Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://as.example.com"}})
 	require.NoError(t, err)
 	return serveHTTP(t, s, &mcphttp.Options{
