@@ -289,3 +289,68 @@ func TestServeMCPAuthFlags(t *testing.T) {
 		t.Errorf("parsed %+v", a)
 	}
 }
+
+// TestBinaryMCPIntrospect: jetrpc serve --mcp --mcp-introspect checks an
+// opaque token at the introspection endpoint, as the client
+// --mcp-client-id with the secret of --mcp-client-secret-file, and applies
+// the scopes it answers.
+func TestBinaryMCPIntrospect(t *testing.T) {
+	var asked atomic.Int32
+	var resource atomic.Value
+	intro := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, secret, ok := r.BasicAuth(); !ok || id != "rs" || secret != "s3cret" {
+			http.Error(w, "bad client", http.StatusUnauthorized)
+			return
+		}
+		asked.Add(1)
+		aud, _ := resource.Load().(string)
+		switch r.PostFormValue("token") {
+		case "opaque-alice":
+			json.NewEncoder(w).Encode(map[string]any{"active": true, "sub": "alice", "scope": "mcp", "aud": aud,
+				"exp": time.Now().Add(time.Hour).Unix()})
+		default:
+			json.NewEncoder(w).Encode(map[string]any{"active": false})
+		}
+	}))
+	defer intro.Close()
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startBinary(t, nil, nil, "serve", "--tcp", "", "--http", "127.0.0.1:0", "--mcp",
+		"--mcp-introspect", intro.URL+"/introspect", "--mcp-client-id", "rs", "--mcp-client-secret-file", secret,
+		"--mcp-scope", "*=mcp", "--mcp-scope", "add=mcp math")
+	addr := p.stderr.listening(t, "http")["http"]
+	resource.Store("http://" + addr + "/mcp")
+	post := func(tok, name string) (int, string, string) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{"text":"x","a":1,"b":2},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", name)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(b), res.Header.Get("WWW-Authenticate")
+	}
+	if status, body, _ := post("opaque-alice", "echo"); status != 200 || !strings.Contains(body, `"text":"x"`) {
+		t.Errorf("an active token: %d %s", status, body)
+	}
+	if status, body, _ := post("opaque-alice", "echo"); status != 200 || asked.Load() != 1 {
+		t.Errorf("again: %d %s, %d introspections (want the answer cached: 1)", status, body, asked.Load())
+	}
+	if status, _, ch := post("opaque-alice", "add"); status != 403 || !strings.Contains(ch, `error="insufficient_scope", scope="mcp math"`) {
+		t.Errorf("add with scope mcp: %d %q", status, ch)
+	}
+	if status, _, ch := post("opaque-revoked", "echo"); status != 401 || !strings.Contains(ch, `error="invalid_token", error_description="token not active"`) {
+		t.Errorf("an inactive token: %d %q", status, ch)
+	}
+}
