@@ -489,7 +489,8 @@ func TestWSCallRawAllocs(t *testing.T) {
 		if err != nil || string(dst) != "19" {
 			t.Errorf("CallRaw = %s, %v", dst, err)
 		}
-	} // Over 1 KiB both ways: compressed with permessage-deflate.
+	}
+	// Over 1 KiB both ways: compressed with permessage-deflate.
 	big := []byte(`["` + strings.Repeat("0x000000000000000000000000c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", 30) + `"]`)
 	dst := make([]byte, 0, 4096)
 	var err error
