@@ -7,9 +7,11 @@ import (
 	"testing"
 )
 
-// logLike is about n bytes of an eth_getLogs-like result: hex addresses
-// and topics (a few distinct, as in real logs), block numbers, random
-// hashes.
+// logLike is about n bytes of an eth_getLogs result: a few contract
+// addresses and event signatures (as in a filtered query), indexed topics
+// that pad an address with zeros, data words that are uint256 amounts,
+// random transaction hashes (two logs each) and block hashes (eight logs
+// each), block numbers and indexes.
 func logLike(n int) []byte {
 	x := uint32(1)
 	hex := func(dst []byte, digits int) []byte {
@@ -24,17 +26,32 @@ func logLike(n int) []byte {
 	for range 8 {
 		addrs = append(addrs, hex(nil, 40))
 	}
-	topic := hex(nil, 64)
+	var topics [][]byte // event signatures
+	for range 4 {
+		topics = append(topics, hex(nil, 64))
+	}
+	var block, tx []byte
 	b := []byte(`[`)
-	for i := 0; len(b) < n-600; i++ {
+	for i := 0; len(b) < n-700; i++ {
+		if i%8 == 0 {
+			block = hex(block[:0], 64)
+		}
+		if i%2 == 0 {
+			tx = hex(tx[:0], 64)
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(append(append(b, `{"address":"`...), addrs[i%8]...), `","topics":["`...)
-		b = append(append(append(b, topic...), `","0x000000000000000000000000`...), addrs[(i+3)%8][2:]...)
-		b = append(hex(append(b, `"],"data":"`...), 64), `","blockNumber":"0x`...)
+		b = append(append(b, topics[i%4]...), `","0x000000000000000000000000`...)
+		b = append(append(b, addrs[(i+3)%8][2:]...), `","0x000000000000000000000000`...)
+		b = append(append(b, addrs[(i+5)%8][2:]...), `"],"data":"0x000000000000000000000000000000000000000000000000`...)
+		b = append(b, hex(nil, 16)[2:]...) // a uint256 amount
+		b = append(b, `","blockNumber":"0x`...)
 		b = strconv.AppendInt(b, int64(19000000+i/8), 16)
-		b = append(hex(append(b, `","transactionHash":"`...), 64), `","logIndex":"0x`...)
+		b = append(append(append(b, `","blockHash":"`...), block...), `","transactionHash":"`...)
+		b = append(append(b, tx...), `","transactionIndex":"0x`...)
+		b = append(strconv.AppendInt(b, int64(i/2), 16), `","logIndex":"0x`...)
 		b = append(strconv.AppendInt(b, int64(i), 16), `","removed":false}`...)
 	}
 	return append(b, ']')
