@@ -308,3 +308,47 @@ func TestCompressorConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDeflate: any payload marked compressed never makes the Reader panic
+// or hand out more than its limit; any messages compressed by a
+// Compressor, with or without takeover and cut into fragments, read back
+// as they were.
+func FuzzDeflate(f *testing.F) {
+	f.Add([]byte("hello hello hello hello"), []byte{0xff, 0x00}, uint8(3), true)
+	f.Add([]byte(`{"jsonrpc":"2.0","result":"0x0000000000000000"}`), stdDeflate(f, []byte("abc")), uint8(0), false)
+	f.Add(make([]byte, 700), stdDeflate(f, make([]byte, 5000)), uint8(1), true)
+	f.Fuzz(func(t *testing.T, msg, payload []byte, cut uint8, takeover bool) {
+		const limit = 1000
+		d := Deflate{ServerNoContextTakeover: !takeover}
+		// Arbitrary data with RSV1 set.
+		got, err := readDeflate(compressedFrame(nil, OpBinary, true, payload, Mask{}), Client, limit, d)
+		for _, g := range got {
+			if len(g) > limit+len("binary:") {
+				t.Fatalf("handed out %d bytes, limit %d", len(g), limit)
+			}
+		}
+		if err == nil {
+			t.Fatal("no error at the end of the stream")
+		}
+		// Compressed messages, twice each (the second with context when
+		// takeover), the second cut into fragments at cut.
+		var c Compressor
+		defer c.Release()
+		c.Reset(d, Server, 0, false)
+		var stream []byte
+		stream = c.AppendMessage(stream, OpBinary, msg, Mask{})
+		one := c.AppendMessage(nil, OpBinary, msg, Mask{})
+		hdr, _ := frameHeader(one)
+		p := one[hdr:]
+		at := min(int(cut), len(p))
+		first := AppendHeader(nil, OpBinary, false, at, Mask{})
+		first[0] |= one[0] & rsv1
+		stream = append(append(stream, first...), p[:at]...)
+		stream = AppendFrame(stream, OpContinuation, p[at:], Mask{})
+		got, err = readDeflate(stream, Client, 0, d)
+		want := "binary:" + string(msg)
+		if len(got) != 2 || got[0] != want || got[1] != want || err != io.EOF {
+			t.Fatalf("round trip of %q: %q, %v", msg, got, err)
+		}
+	})
+}
