@@ -168,4 +168,3 @@ func heap() int64 {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
 }
-
