@@ -72,6 +72,12 @@ type Options struct {
 	// connection (see Reconnect). Nil: a lost connection closes the
 	// client.
 	Reconnect *Reconnect
+	// CompressMin is the smallest message, in bytes, that a WebSocket
+	// client sends compressed (default DefaultCompressMin, 1 KiB; as a
+	// jetrpc server's netserver.Options.CompressMin). DialWebSocket offers
+	// permessage-deflate (RFC 7692) and reads compressed messages whenever
+	// the server accepts. Negative: no offer, nothing compressed either way.
+	CompressMin int
 	// Retry sends calls of the methods it declares idempotent again after
 	// a transport error or an error code it lists (see RetryPolicy). Nil:
 	// every call is sent once.
@@ -82,6 +88,7 @@ type Options struct {
 const (
 	DefaultWriteTimeout = 30 * time.Second
 	DefaultIdleTimeout  = 10 * time.Second
+	DefaultCompressMin  = 1 << 10
 )
 
 // Handler processes one complete message the server sent (a call, a
@@ -137,6 +144,17 @@ func (o *Options) maxMessage() int {
 		return frame.DefaultMaxMessage
 	}
 	return o.MaxMessage
+}
+
+// compressMin is CompressMin with its default; -1 means off.
+func (o *Options) compressMin() int {
+	switch {
+	case o == nil || o.CompressMin == 0:
+		return DefaultCompressMin
+	case o.CompressMin < 0:
+		return -1
+	}
+	return o.CompressMin
 }
 
 func (o *Options) handler() Handler {

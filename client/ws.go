@@ -7,7 +7,12 @@ package client
 //
 // Writing is the sender's write combining (sender.go): openFrame reserves
 // room for the longest header; sealFrame writes the header, moves the
-// payload up against it and masks it. Control frames (pongs, close) are
+// payload up against it and masks it; under permessage-deflate it first
+// compresses a payload of at least Options.CompressMin bytes (a pooled
+// flate writer: the client keeps no context between its messages, and
+// offers client_no_context_takeover so that the server need keep none
+// either). The reader inflates what the server compressed, keeping the
+// server's window when the server keeps context. Control frames (pongs, close) are
 // queued the same way (control, sayClose), so they never split a data
 // frame; nothing is queued after a close frame.
 //
@@ -49,17 +54,23 @@ import (
 // with 1009 (the calls fail with a *ws.TooLargeError of package frame/ws).
 // Options.WriteTimeout bounds each write; Options.Framing and IdleTimeout
 // do not apply.
+//
+// The client offers permessage-deflate (RFC 7692) unless
+// Options.CompressMin is negative: when the server accepts, messages of at
+// least CompressMin bytes go compressed, and the server's compressed
+// messages are inflated, held to MaxMessage.
 func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	hdr, _ := headerLines(opts.header())
-	t := &wsTransport{url: url, wt: opts.writeTimeout(), tok: opts.token(), tls: opts.tlsConfig(), hdr: []byte(hdr)}
-	nc, err := t.dial(ctx)
+	t := &wsTransport{url: url, wt: opts.writeTimeout(), tok: opts.token(), tls: opts.tlsConfig(), hdr: []byte(hdr),
+		zmin: opts.compressMin()}
+	nc, dfl, err := t.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.nc = nc
+	t.setConn(nc, dfl)
 	t.init(t, t.nc, opts.maxMessage())
 	var seed [32]byte
 	crand.Read(seed[:])
@@ -73,36 +84,55 @@ func DialWebSocket(ctx context.Context, url string, opts *Options) (*Client, err
 	return c, nil
 }
 
+// deflateOffer is the client's permessage-deflate offer: it keeps no
+// context of its own, and takes any window the server chooses for it.
+var deflateOffer = ws.Deflate{ClientNoContextTakeover: true, ClientMaxWindowBits: 15}
+
 // dial dials the WebSocket and performs the handshake, with a fresh
-// credential.
-func (t *wsTransport) dial(ctx context.Context) (*ws.HandshakeConn, error) {
+// credential; it returns the permessage-deflate agreement (nil: none).
+func (t *wsTransport) dial(ctx context.Context) (*ws.HandshakeConn, *ws.Deflate, error) {
 	hdr := t.hdr
 	if t.tok != nil {
 		var err error
 		if hdr, err = appendBearer(ctx, t.tok, slices.Clip(hdr)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	nc, err := httpc.DialWebSocket(ctx, t.url, httpc.WSOptions{TLS: t.tls, UserAgent: userAgent, Header: hdr})
+	o := httpc.WSOptions{TLS: t.tls, UserAgent: userAgent, Header: hdr}
+	if t.zmin >= 0 {
+		offer := deflateOffer
+		o.Deflate = &offer
+	}
+	nc, dfl, err := httpc.DialWebSocket(ctx, t.url, o)
 	if err != nil {
 		if errors.Is(err, httpc.ErrBadHandshake) {
 			err = &dialError{"client: DialWebSocket " + t.url + ": ", err}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return nc, nil
+	return nc, dfl, nil
 }
 
 // redial dials again and installs the connection.
 func (t *wsTransport) redial(ctx context.Context) error {
-	nc, err := t.dial(ctx)
+	nc, dfl, err := t.dial(ctx)
 	if err != nil {
 		return err
 	}
 	return t.install(nc, func() {
-		t.nc = nc
+		t.setConn(nc, dfl)
 		t.closeBy.Store(0)
 	})
+}
+
+// setConn makes nc, with the permessage-deflate agreement dfl (nil: none),
+// the connection; t.mu is held, or nothing else runs yet.
+func (t *wsTransport) setConn(nc *ws.HandshakeConn, dfl *ws.Deflate) {
+	t.nc, t.dfl, t.zip = nc, dfl, nil
+	if dfl != nil {
+		t.zip = new(ws.Compressor)
+		t.zip.Reset(*dfl, ws.Client, t.zmin, true)
+	}
 }
 
 // dialError prefixes the error of a dial.
@@ -121,6 +151,9 @@ type wsTransport struct {
 	hdr     []byte            // static header lines
 	tok     TokenFunc         // nil: no credential
 	nc      *ws.HandshakeConn // replaced under mu on a redial
+	dfl     *ws.Deflate       // nc's permessage-deflate agreement (nil: none), under mu
+	zip     *ws.Compressor    // compresses under dfl (nil: never), under mu
+	zmin    int               // Options.CompressMin (-1: off)
 	wt      time.Duration     // write timeout (0: none)
 	keys    *rand.ChaCha8     // mask keys, under mu
 	closeBy atomic.Int64      // once a close frame is queued (closed), the deadline of every write (Unix ns)
@@ -131,7 +164,7 @@ func (t *wsTransport) openFrame(b []byte) []byte {
 }
 
 func (t *wsTransport) sealFrame(b []byte, mark, start int) []byte {
-	return endWSFrame(b, mark, start, t.mask())
+	return t.zip.EndFrame(b, mark, start, ws.OpText, t.mask())
 }
 
 func (t *wsTransport) writeOut(b []byte) error {
@@ -150,6 +183,14 @@ func (t *wsTransport) conn() *ws.HandshakeConn {
 	return t.nc
 }
 
+// reading returns the current connection and its permessage-deflate
+// agreement (nil: none).
+func (t *wsTransport) reading() (*ws.HandshakeConn, *ws.Deflate) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.nc, t.dfl
+}
+
 // mask returns a fresh masking key. t.mu must be held.
 func (t *wsTransport) mask() ws.Mask { return ws.MaskWith(uint32(t.keys.Uint64())) }
 
@@ -164,20 +205,6 @@ func (t *wsTransport) writeDeadline() time.Time {
 		dl = time.Unix(0, by)
 	}
 	return dl
-}
-
-// endWSFrame completes the frame begun at b[mark], whose payload starts at
-// b[start] after ws.MaxHeaderLen reserved bytes: it writes the header
-// of a final text frame masked with m, moves the payload up against it and
-// masks it. It returns the slice holding the frame.
-func endWSFrame(b []byte, mark, start int, m ws.Mask) []byte {
-	n := len(b) - start
-	var tmp [ws.MaxHeaderLen]byte
-	p := mark + copy(b[mark:], ws.AppendHeader(tmp[:0], ws.OpText, true, n, m))
-	copy(b[p:], b[start:])
-	b = b[:p+n]
-	m.Apply(b[p:])
-	return b
 }
 
 // control queues a control frame (a pong) and writes it out.
@@ -250,7 +277,11 @@ func (t *wsTransport) readLoop() {
 	st := newInState(t.max)
 	var rd ws.Reader
 	for {
-		rd.Reset(t.conn(), ws.Client, t.max)
+		nc, dfl := t.reading()
+		rd.Reset(nc, ws.Client, t.max)
+		if dfl != nil {
+			rd.SetDeflate(*dfl)
+		}
 		redial := t.read(st, &rd)
 		if !redial || !t.redialLoop(t.redial) {
 			return
@@ -279,18 +310,16 @@ func (t *wsTransport) read(st *inState, rd *ws.Reader) bool {
 // readFailed ends the connection after a read error. A broken rule is
 // answered with a close frame: 1009 for the message limit (the calls fail
 // with the *ws.TooLargeError), 1002 for the protocol, 1007 for a text
-// message that is not UTF-8. The end of the stream without a close frame
+// message that is not UTF-8 or a compressed one that does not inflate. The end of the stream without a close frame
 // is a *CloseError with CloseAbnormal.
 func (t *wsTransport) readFailed(err error) bool {
 	var tooLarge *ws.TooLargeError
-	switch {
+	switch code := ws.CloseCode(err); {
 	case errors.As(err, &tooLarge):
 		e := *tooLarge
 		return t.end(&e, ws.CloseTooBig, "")
-	case errors.Is(err, ws.ErrProtocol):
-		return t.end(err, ws.CloseProtocolError, err.Error())
-	case errors.Is(err, ws.ErrInvalidUTF8):
-		return t.end(err, ws.CloseInvalidData, err.Error())
+	case code != 0: // 1002 for the protocol, 1007 for bad UTF-8 or compressed data
+		return t.end(err, code, err.Error())
 	case err == io.EOF, err == io.ErrUnexpectedEOF:
 		return t.end(&CloseError{Code: CloseAbnormal, Text: io.ErrUnexpectedEOF.Error()}, 0, "")
 	}

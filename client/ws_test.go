@@ -466,7 +466,7 @@ func raceEnabled() bool {
 }
 
 // TestWSCallRawAllocs counts the client's allocations per raw call, the
-// server running in another process: none.
+// server running in another process: none, compressed or not.
 func TestWSCallRawAllocs(t *testing.T) {
 	if raceEnabled() {
 		t.Skip("allocations are not counted under the race detector")
@@ -489,6 +489,20 @@ func TestWSCallRawAllocs(t *testing.T) {
 		if err != nil || string(dst) != "19" {
 			t.Errorf("CallRaw = %s, %v", dst, err)
 		}
+	}
+	// Over 1 KiB both ways: compressed with permessage-deflate.
+	big := []byte(`["` + strings.Repeat("0x000000000000000000000000c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", 30) + `"]`)
+	dst := make([]byte, 0, 4096)
+	var err error
+	call := func() { dst, err = c.CallRaw(context.Background(), dst[:0], "echo", big) }
+	for range 100 {
+		call()
+	}
+	if n := testing.AllocsPerRun(1000, call); n != 0 {
+		t.Errorf("CallRaw of %d compressed bytes allocates %v times per call, want 0", len(big), n)
+	}
+	if err != nil || string(dst) != string(big) {
+		t.Errorf("CallRaw = %.40s, %v", dst, err)
 	}
 }
 

@@ -8,7 +8,7 @@
 // handed out are slices of the Reader's buffer, unmasked in place, valid
 // until the next call; once the buffer has grown to fit the traffic, reading
 // allocates nothing. The Reader enforces the rules a peer must keep: no
-// reserved bits (no extension is ever agreed), known opcodes, short and
+// reserved bits but permessage-deflate's RSV1, known opcodes, short and
 // unfragmented control frames, masking (a client masks every frame, a server
 // none), well-formed close payloads and a message limit (*TooLargeError,
 // answered with close 1009).
@@ -29,9 +29,19 @@
 // Writing is append-style: AppendFrame, AppendClose, and AppendHeader with
 // Mask.Apply for a caller that encodes a message straight into its frame.
 //
+// permessage-deflate (RFC 7692) is negotiated with AcceptDeflate (a
+// server), AppendDeflate and ParseDeflateAnswer (a client). A Reader told
+// of the agreement (SetDeflate) inflates messages whose first frame says
+// RSV1, held to the message limit (a bomb is a *TooLargeError); RSV1 on a
+// control or continuation frame is a protocol error, a stream that does
+// not inflate is ErrInflate (close 1007). A Compressor compresses the
+// messages a side sends at or above a size threshold, from pooled flate
+// writers when it keeps no context. CloseCode maps each error of a Reader
+// to the close code that answers it.
+//
 // HandshakeConn lets a client take over the connection from an HTTP
 // library after the handshake without losing the bytes the server sent
 // right behind its 101 answer.
 //
-// The package uses the standard library only.
+// The package uses the standard library and klauspost/compress's flate.
 package ws

@@ -12,8 +12,9 @@ var ErrProtocol = errors.New("ws: protocol error")
 
 // The protocol errors.
 var (
-	// ErrReserved is a frame with a reserved bit (RSV1-3) set.
-	ErrReserved error = protocolError("reserved bits set (no extension was agreed)")
+	// ErrReserved is a frame with a reserved bit set: RSV2 or RSV3, or
+	// RSV1 without permessage-deflate (see SetDeflate).
+	ErrReserved error = protocolError("reserved bits set that no extension agreed")
 	// ErrOpcode is a frame with a reserved opcode.
 	ErrOpcode error = protocolError("unknown opcode")
 	// ErrControl is a control frame in fragments or over MaxControlPayload.
@@ -79,4 +80,22 @@ type TooLargeError struct {
 // Error says what the limit is.
 func (e *TooLargeError) Error() string {
 	return "ws: message over the limit of " + strconv.Itoa(e.Limit) + " bytes"
+}
+
+// CloseCode returns the close code that answers an error of a Reader's
+// Next: CloseProtocolError (1002) for ErrProtocol, CloseInvalidData (1007)
+// for ErrInvalidUTF8 and ErrInflate, CloseTooBig (1009) for a
+// *TooLargeError; 0 for the others (the connection broke or was closed),
+// which no close frame answers.
+func CloseCode(err error) int {
+	var tooLarge *TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return CloseTooBig
+	case errors.Is(err, ErrProtocol):
+		return CloseProtocolError
+	case errors.Is(err, ErrInvalidUTF8), errors.Is(err, ErrInflate):
+		return CloseInvalidData
+	}
+	return 0
 }

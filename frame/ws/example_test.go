@@ -48,3 +48,46 @@ func ExampleReader() {
 	// text "café"
 	// close 1007 at offset 4
 }
+
+// A server answers a browser's permessage-deflate offer (RFC 7692): it
+// asks for no context takeover either way, so that a connection keeps no
+// compression state between messages.
+func ExampleAcceptDeflate() {
+	offer := "permessage-deflate; client_max_window_bits"
+	pref := ws.Deflate{ServerNoContextTakeover: true, ClientNoContextTakeover: true}
+	agreed, ok := ws.AcceptDeflate(offer, pref)
+	fmt.Println(ok)
+	fmt.Printf("Sec-WebSocket-Extensions: %s\n", ws.AppendDeflate(nil, agreed, false))
+	// Output:
+	// true
+	// Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; client_no_context_takeover
+}
+
+// A server compresses the messages it sends of at least 64 bytes; the
+// client reads them back inflated. The short one goes uncompressed.
+func ExampleCompressor() {
+	agreed := ws.Deflate{ServerNoContextTakeover: true, ClientNoContextTakeover: true}
+	var c ws.Compressor
+	c.Reset(agreed, ws.Server, 64, false)
+	defer c.Release()
+	long := bytes.Repeat([]byte(`{"address":"0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"},`), 20)
+	var out []byte
+	out = c.AppendMessage(out, ws.OpText, long, ws.Mask{})
+	fmt.Println(len(long), "bytes sent in fewer than", len(long)/10, len(out) < len(long)/10)
+	out = c.AppendMessage(out, ws.OpText, []byte(`{"id":1}`), ws.Mask{})
+
+	var rd ws.Reader
+	rd.Reset(bytes.NewReader(out), ws.Client, 0)
+	rd.SetDeflate(agreed)
+	for {
+		_, p, err := rd.Next()
+		if err != nil {
+			break
+		}
+		fmt.Println("read", len(p), "bytes")
+	}
+	// Output:
+	// 1140 bytes sent in fewer than 114 true
+	// read 1140 bytes
+	// read 8 bytes
+}

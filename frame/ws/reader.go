@@ -72,6 +72,7 @@ type Reader struct {
 	inFrag bool
 	done   int       // payload bytes of the frame at r unmasked and checked
 	text   utf8State // the UTF-8 check of a text message
+	dfl    inflater  // permessage-deflate (deflate.go)
 
 	held    bool // what Ready found, for Next
 	heldOp  Opcode
@@ -85,7 +86,8 @@ func (rd *Reader) Reset(src io.Reader, role Role, maxMessage int) {
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessage
 	}
-	*rd = Reader{src: src, role: role, max: min(maxMessage, maxMaxMessage), buf: rd.buf, frag: rd.frag[:0]}
+	*rd = Reader{src: src, role: role, max: min(maxMessage, maxMaxMessage), buf: rd.buf, frag: rd.frag[:0],
+		dfl: inflater{out: rd.dfl.out[:0], hist: rd.dfl.hist[:0]}}
 }
 
 // Ready reports whether the next call to Next will return without reading
@@ -201,9 +203,17 @@ func frameHeader(b []byte) (hdr int, n uint64) {
 // payload length n.
 func (rd *Reader) check(b0, b1 byte, n uint64) error {
 	op, fin := Opcode(b0&0x0f), b0&finBit != 0
+	if rsv := b0 & rsvBits; rsv != 0 {
+		switch {
+		case rsv != rsv1 || !rd.dfl.on:
+			return ErrReserved
+		case op.IsControl():
+			return ErrCompressedControl
+		case op == OpContinuation:
+			return ErrCompressedContinuation
+		}
+	}
 	switch {
-	case b0&rsvBits != 0:
-		return ErrReserved
 	case rd.role == Server && b1&maskBit == 0:
 		return ErrUnmasked
 	case rd.role == Client && b1&maskBit != 0:
@@ -246,8 +256,9 @@ func (rd *Reader) advance(f []byte, hdr int, whole bool) error {
 	}
 	rd.done += len(p)
 	op := Opcode(f[0] & 0x0f)
-	if op != OpText && (op != OpContinuation || rd.fragOp != OpText) {
-		return nil
+	if op != OpText && (op != OpContinuation || rd.fragOp != OpText) ||
+		f[0]&rsv1 != 0 || op == OpContinuation && rd.dfl.comp {
+		return nil // not text, or compressed: checked once inflated
 	}
 	if f[1]&maskBit == 0 {
 		or = orBytes(p)
@@ -286,13 +297,19 @@ func (rd *Reader) take(b0 byte, payload []byte) (op Opcode, msg []byte, ok bool)
 		}
 		rd.err = ErrClosed // handed out now; nothing may follow
 		return op, payload, true
-	case op.IsControl(), op != OpContinuation && fin:
+	case op.IsControl():
+		return op, payload, true
+	case op != OpContinuation && fin:
+		if b0&rsv1 != 0 {
+			return rd.inflated(op, payload)
+		}
 		return op, payload, true
 	case op != OpContinuation: // the first fragment
 		if cap(rd.frag) > maxKept {
 			rd.frag = nil
 		}
 		rd.frag, rd.fragOp, rd.inFrag = append(rd.frag[:0], payload...), op, true
+		rd.dfl.comp = b0&rsv1 != 0
 		return 0, nil, false
 	}
 	rd.frag = append(rd.frag, payload...)
@@ -300,5 +317,19 @@ func (rd *Reader) take(b0 byte, payload []byte) (op Opcode, msg []byte, ok bool)
 		return 0, nil, false
 	}
 	rd.inFrag = false
+	if rd.dfl.comp {
+		rd.dfl.comp = false
+		return rd.inflated(rd.fragOp, rd.frag)
+	}
 	return rd.fragOp, rd.frag, true
+}
+
+// inflated is take's answer for the compressed message p.
+func (rd *Reader) inflated(op Opcode, p []byte) (Opcode, []byte, bool) {
+	msg, err := rd.inflate(op, p)
+	if err != nil {
+		rd.err = err
+		return 0, nil, false
+	}
+	return op, msg, true
 }

@@ -201,7 +201,7 @@ func TestWebSocketHandshake(t *testing.T) {
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		nc, err := DialWebSocket(ctx, "ws://"+ln.Addr().String()+"/ws", WSOptions{UserAgent: "test"})
+		nc, _, err := DialWebSocket(ctx, "ws://"+ln.Addr().String()+"/ws", WSOptions{UserAgent: "test"})
 		if nc != nil {
 			defer nc.Close()
 		}

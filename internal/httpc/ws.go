@@ -61,21 +61,26 @@ type WSOptions struct {
 	TLS       *tls.Config // for wss (nil: the system's roots)
 	UserAgent string      // the User-Agent header (empty: none)
 	Header    []byte      // header lines sent with the handshake, each ending "\r\n"
+	// Deflate, if not nil, is the permessage-deflate offer (RFC 7692) sent
+	// with the handshake.
+	Deflate *ws.Deflate
 }
 
 // DialWebSocket connects to rawURL (ws:// or wss://, over TLS with o.TLS,
 // nil meaning the system's roots) and performs the opening handshake, all
 // within ctx: its end interrupts the handshake and is the error. It
 // returns the connection, which hands out the frames that follow the
-// server's 101 answer from their first byte.
-func DialWebSocket(ctx context.Context, rawURL string, o WSOptions) (*ws.HandshakeConn, error) {
+// server's 101 answer from their first byte, and, when o offered
+// permessage-deflate and the server accepted, the agreement (nil: none). An
+// answer that does not fit the offer fails the handshake.
+func DialWebSocket(ctx context.Context, rawURL string, o WSOptions) (*ws.HandshakeConn, *ws.Deflate, error) {
 	cfg := o.TLS
 	u, err := neturl.Parse(rawURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if u.Scheme != "ws" && u.Scheme != "wss" || u.Host == "" || u.User != nil {
-		return nil, errors.New("httpc: want a ws or wss URL with a host (and no user), got " + rawURL)
+		return nil, nil, errors.New("httpc: want a ws or wss URL with a host (and no user), got " + rawURL)
 	}
 	if u.Scheme == "wss" {
 		cfg = tlsFor(cfg, u.Hostname())
@@ -84,31 +89,32 @@ func DialWebSocket(ctx context.Context, rawURL string, o WSOptions) (*ws.Handsha
 	}
 	nc, err := dialContext(ctx, hostPort(u), cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hc := &ws.HandshakeConn{Conn: nc}
 	if dl, ok := ctx.Deadline(); ok {
 		nc.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	err = handshake(hc, u, &o)
+	agreed, err := handshake(hc, u, &o)
 	if !stop() { // ctx ended: the connection may be unusable
 		nc.Close()
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	if err == nil {
 		err = nc.SetDeadline(time.Time{})
 	}
 	if err != nil {
 		nc.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return hc, nil
+	return hc, agreed, nil
 }
 
 // handshake sends the opening handshake for u over hc and checks the
-// answer, reading no byte past it.
-func handshake(hc *ws.HandshakeConn, u *neturl.URL, o *WSOptions) error {
+// answer, reading no byte past it; it returns the permessage-deflate
+// agreement, if any.
+func handshake(hc *ws.HandshakeConn, u *neturl.URL, o *WSOptions) (*ws.Deflate, error) {
 	var key [24]byte
 	var nonce [16]byte
 	crand.Read(nonce[:])
@@ -122,30 +128,62 @@ func handshake(hc *ws.HandshakeConn, u *neturl.URL, o *WSOptions) error {
 	b = append(b, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "...)
 	b = append(b, key[:]...)
 	b = append(b, "\r\nSec-WebSocket-Version: 13\r\n"...)
+	if o.Deflate != nil {
+		b = append(ws.AppendDeflate(append(b, "Sec-WebSocket-Extensions: "...), *o.Deflate, true), "\r\n"...)
+	}
 	b = append(append(b, o.Header...), "\r\n"...)
 	if _, err := hc.Write(b); err != nil {
-		return err
+		return nil, err
 	}
 	cn := conn{nc: hc}
 	head, err := cn.readHead()
 	if err != nil {
-		return eofIsUnexpected(err)
+		return nil, eofIsUnexpected(err)
 	}
 	var h Head
 	if err := h.parse(head); err != nil {
-		return err
+		return nil, err
 	}
 	sum := sha1.Sum(append(key[:], wsGUID...))
 	want := base64.StdEncoding.AppendEncode(nil, sum[:])
 	switch {
 	case h.Status != 101:
-		return &HandshakeError{Status: h.Status, Body: cn.bodyStart(&h)}
+		return nil, &HandshakeError{Status: h.Status, Body: cn.bodyStart(&h)}
 	case !hasToken(h.Get("Upgrade"), "websocket"):
-		return &HandshakeError{Status: 101, Reason: "no Upgrade: websocket"}
+		return nil, &HandshakeError{Status: 101, Reason: "no Upgrade: websocket"}
 	case !hasToken(h.Get("Connection"), "upgrade"):
-		return &HandshakeError{Status: 101, Reason: "no Connection: Upgrade"}
+		return nil, &HandshakeError{Status: 101, Reason: "no Connection: Upgrade"}
 	case !bytes.Equal(h.Get("Sec-WebSocket-Accept"), want):
-		return &HandshakeError{Status: 101, Reason: "wrong Sec-WebSocket-Accept"}
+		return nil, &HandshakeError{Status: 101, Reason: "wrong Sec-WebSocket-Accept"}
 	}
-	return nil
+	return extensions(&h, o.Deflate)
+}
+
+// extensions checks the answer's Sec-WebSocket-Extensions against the
+// offer (nil: none, and then any extension is an error) and returns the
+// agreement.
+func extensions(h *Head, offer *ws.Deflate) (*ws.Deflate, error) {
+	var ext string
+	for l := range h.lines() { // every Sec-WebSocket-Extensions line, joined
+		if n, v, ok := bytes.Cut(l, []byte(":")); ok && fold(n, "Sec-WebSocket-Extensions") {
+			if ext != "" {
+				ext += ","
+			}
+			ext += string(bytes.TrimSpace(v))
+		}
+	}
+	if offer == nil {
+		if ext != "" {
+			return nil, &HandshakeError{Status: 101, Reason: "an extension not offered: " + ext}
+		}
+		return nil, nil
+	}
+	d, ok, err := ws.ParseDeflateAnswer(ext, *offer)
+	switch {
+	case err != nil:
+		return nil, &HandshakeError{Status: 101, Reason: err.Error() + ": " + ext}
+	case !ok:
+		return nil, nil
+	}
+	return &d, nil
 }

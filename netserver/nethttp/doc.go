@@ -35,6 +35,16 @@
 // before the rest of its frame; a character cut between fragments is fine. A
 // binary message is the JSON decoder's to judge (-32700 if it is not UTF-8).
 //
+// Compression: a client that offers permessage-deflate (RFC 7692) gets it
+// unless CompressMin is negative, always without context takeover either
+// way (server_no_context_takeover, client_no_context_takeover; a smaller
+// server window when asked), so that a connection keeps no compression
+// state between messages. Messages the server sends of at least
+// CompressMin bytes (default 1 KiB) go compressed when that makes them
+// smaller. A compressed message is inflated up to MaxMessage (past it:
+// 1009); RSV1 on a control or continuation frame is a protocol error
+// (1002), data that does not inflate gets 1007.
+//
 // Limits: a message over MaxMessage (its fragments joined) closes the
 // connection with 1009; MaxInFlight, MaxPending and WriteTimeout bound a
 // connection as on TCP. When all workers are busy a call gets -32001.

@@ -22,6 +22,7 @@ type limits struct {
 	log          *slog.Logger
 	obs          netserver.Observer                          // nil: none
 	methods      map[netserver.Transport]*dispatch.MethodSet // Options.Methods
+	wsDeflate    int                                         // permessage-deflate's threshold; -1: off (ws.go)
 }
 
 func newLimits(e *dispatch.Engine, opts *netserver.Options) limits {
@@ -29,8 +30,10 @@ func newLimits(e *dispatch.Engine, opts *netserver.Options) limits {
 	set := h.Settings()
 	l := limits{host: h, set: set, sec: set.Guard, idleTimeout: set.IdleTimeout, writeTimeout: set.WriteTimeout,
 		log: set.Logger}
+	l.wsDeflate = netserver.DefaultCompressMin
 	if opts != nil {
 		l.obs, l.methods = opts.Observer, opts.Methods
+		l.wsDeflate = wsCompressMin(opts.CompressMin)
 	}
 	return l
 }

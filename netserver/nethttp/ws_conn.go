@@ -31,6 +31,18 @@ type wsConn struct {
 	src    wsSource
 	ctl    []byte // a control frame being built (the reader's)
 	pinged bool   // a ping is out and nothing came since
+	// zip compresses what the server sends under permessage-deflate;
+	// nil when it was not agreed. It keeps no context, so the goroutines
+	// that end frames use it at once.
+	zip *ws.Compressor
+	dfl ws.Deflate // what was agreed, for the reader
+}
+
+// setDeflate turns permessage-deflate on as agreed, compressing messages of
+// at least min bytes.
+func (c *wsConn) setDeflate(d ws.Deflate, min int) {
+	c.zip, c.dfl = new(ws.Compressor), d
+	c.zip.Reset(d, ws.Server, min, true)
 }
 
 func newWSConn(s *HTTPServer, nc net.Conn, id *auth.Identity) *wsConn {
@@ -65,17 +77,10 @@ const wsHeadRoom = 2
 
 func (c *wsConn) Begin(b []byte) ([]byte, int) { return append(b, 0, 0), len(b) }
 
+// End completes the frame, compressed when permessage-deflate was agreed
+// and the message is at least the threshold (c.zip nil: never).
 func (c *wsConn) End(b []byte, mark int) []byte {
-	start := mark + wsHeadRoom
-	n := len(b) - start
-	var tmp [ws.MaxHeaderLen]byte
-	h := ws.AppendHeader(tmp[:0], ws.OpText, true, n, ws.Mask{})
-	if extra := len(h) - wsHeadRoom; extra > 0 {
-		b = append(b, h[:extra]...) // room; overwritten below
-		copy(b[start+extra:], b[start:start+n])
-	}
-	copy(b[mark:], h)
-	return b
+	return c.zip.EndFrame(b, mark, mark+wsHeadRoom, ws.OpText, ws.Mask{})
 }
 
 func (c *wsConn) Write(b []byte) error { return c.core.WriteConn(c.nc, b) }
@@ -99,11 +104,14 @@ var aLongTimeAgo = time.Unix(1, 0)
 // serve reads messages until the connection ends, then closes it.
 func (c *wsConn) serve() {
 	c.rd.Reset(&c.src, ws.Server, c.s.max)
+	if c.zip != nil {
+		c.rd.SetDeflate(c.dfl)
+	}
 	err := c.core.ReadLoop(c)
 	var tooLarge *ws.TooLargeError
 	var closed *wsClosed
 	linger := false
-	switch {
+	switch code := ws.CloseCode(err); {
 	case errors.As(err, &closed):
 		c.logClose(closed.code, closed.reason)
 		c.core.Drain(true, wsCloseAnswer)
@@ -116,10 +124,8 @@ func (c *wsConn) serve() {
 	case errors.As(err, &tooLarge):
 		c.s.lim.observe(netserver.WS, netserver.ConnTooLarge)
 		linger = c.fail(ws.CloseTooBig, "", err)
-	case errors.Is(err, ws.ErrProtocol):
-		linger = c.fail(ws.CloseProtocolError, err.Error(), err)
-	case errors.Is(err, ws.ErrInvalidUTF8):
-		linger = c.fail(ws.CloseInvalidData, err.Error(), err)
+	case code != 0: // 1002 for a protocol error, 1007 for bad UTF-8 or compressed data
+		linger = c.fail(code, err.Error(), err)
 	default: // the connection broke, or the client went silent
 		c.s.lim.log.Debug("netserver: websocket connection ends", "remote", c.core.Remote(), "err", err)
 		c.core.Drain(err == io.EOF, 0)
