@@ -50,6 +50,22 @@ type inflater struct {
 	gz  gzip.Reader
 	zl  io.ReadCloser // zlib; nil until the first valid zlib stream
 	fl  io.ReadCloser // raw deflate
+	in  source        // InflateFrom's reader
+}
+
+// source is a reader that keeps its first error other than io.EOF: a read
+// error is the source's (returned as it is), not a malformed body.
+type source struct {
+	r   io.Reader
+	err error
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
@@ -74,21 +90,28 @@ func Inflate(dst []byte, enc Encoding, src []byte, limit int) ([]byte, error) {
 	return f.inflate(dst, enc, &f.src, src, limit)
 }
 
-// InflateFrom is Inflate reading the coded body from r, up to its end.
+// InflateFrom is Inflate reading the coded body from r, up to its end. An
+// error of r's (other than io.EOF) is returned as it is.
 func InflateFrom(dst []byte, enc Encoding, r io.Reader, limit int) ([]byte, error) {
+	if enc != Gzip && enc != Deflate {
+		return readLimited(dst, r, limit)
+	}
 	f := inflaters.Get().(*inflater)
 	defer inflaters.Put(f)
-	if enc != Gzip && enc != Deflate {
-		return readLimited(dst, r, limit, ErrTooLarge)
-	}
+	f.in = source{r: r}
+	defer func() { f.in = source{} }()
 	if f.buf == nil {
-		f.buf = bufio.NewReaderSize(r, 4<<10)
+		f.buf = bufio.NewReaderSize(&f.in, 4<<10)
 	} else {
-		f.buf.Reset(r)
+		f.buf.Reset(&f.in)
 	}
 	defer f.buf.Reset(nil)
 	head, _ := f.buf.Peek(2)
-	return f.inflate(dst, enc, f.buf, head, limit)
+	dst, err := f.inflate(dst, enc, f.buf, head, limit)
+	if err == ErrMalformed && f.in.err != nil {
+		err = f.in.err
+	}
+	return dst, err
 }
 
 // byteReader is what the decoders read without buffering of their own.
@@ -102,7 +125,7 @@ func (f *inflater) inflate(dst []byte, enc Encoding, src byteReader, head []byte
 	var r io.Reader
 	switch {
 	case enc == Gzip:
-		if f.gz.Reset(src) != nil {
+		if f.gz.Reset(src) != nil { // io.EOF too: an empty body is no gzip
 			return dst, ErrMalformed
 		}
 		r = &f.gz
@@ -125,7 +148,11 @@ func (f *inflater) inflate(dst []byte, enc Encoding, src byteReader, head []byte
 		}
 		r = f.fl
 	}
-	return readLimited(dst, r, limit, ErrMalformed)
+	dst, err := readLimited(dst, r, limit)
+	if err != nil && err != ErrTooLarge {
+		err = ErrMalformed
+	}
+	return dst, err
 }
 
 // isZlib reports whether head starts with a zlib header (RFC 1950: CM 8,
@@ -139,8 +166,8 @@ func isZlib(head []byte) bool {
 }
 
 // readLimited appends what r yields onto dst, up to its end, and fails with
-// ErrTooLarge past limit bytes; a read error is bad.
-func readLimited(dst []byte, r io.Reader, limit int, bad error) ([]byte, error) {
+// ErrTooLarge past limit bytes, or r's error.
+func readLimited(dst []byte, r io.Reader, limit int) ([]byte, error) {
 	start := len(dst)
 	for {
 		if len(dst) == cap(dst) {
@@ -164,7 +191,7 @@ func readLimited(dst []byte, r io.Reader, limit int, bad error) ([]byte, error) 
 		case err == io.EOF:
 			return dst, nil
 		case err != nil:
-			return dst, bad
+			return dst, err
 		}
 	}
 }
