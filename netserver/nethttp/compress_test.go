@@ -272,3 +272,51 @@ func gzipBomb(t *testing.T) []byte {
 	}
 	return bombOnce.b
 }
+
+func TestHTTPCompressSSE(t *testing.T) { sseSuiteCompress(t, startFastHTTP) }
+func TestStdCompressSSE(t *testing.T)  { sseSuiteCompress(t, startStdHTTP) }
+
+// sseSuiteCompress: an event stream is gzip-coded when the client accepts
+// it, and each event reaches the client at once: the answer of a fast
+// call arrives while a slow call of the same batch still runs.
+func sseSuiteCompress(t *testing.T, start httpStart) {
+	h := start(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const slow = 3 * time.Second
+	began := time.Now()
+	s := h.postSSE(ctx, `[{"jsonrpc":"2.0","id":1,"method":"sleep","params":[3000]},
+		{"jsonrpc":"2.0","id":2,"method":"subtract","params":[5,3]}]`, "text/event-stream")
+	s.wantStream()
+	// Go's transport asked for gzip itself, so it decodes the body and says so.
+	if !s.resp.Uncompressed {
+		t.Fatalf("the stream was not compressed: Content-Encoding %q", s.resp.Header.Get("Content-Encoding"))
+	}
+	if v := s.resp.Header.Get("Vary"); v != "Accept-Encoding" {
+		t.Errorf("Vary %q", v)
+	}
+	ev, ok := s.next()
+	if took := time.Since(began); !ok || field(t, ev, "id") != "2" || took >= slow {
+		t.Fatalf("first event %q after %v; want id 2 before the slow call ends (%v)", ev, took, slow)
+	}
+	if ev, ok = s.next(); !ok || field(t, ev, "id") != "1" {
+		t.Fatalf("second event %q", ev)
+	}
+	if ev, ok = s.next(); ok {
+		t.Fatalf("an event after the last: %q", ev)
+	}
+
+	// Without Accept-Encoding: plain.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"subtract","params":[5,3]}`))
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "" || !strings.HasPrefix(string(body), "data: ") {
+		t.Errorf("identity: Content-Encoding %q, body %q", resp.Header.Get("Content-Encoding"), body)
+	}
+}
