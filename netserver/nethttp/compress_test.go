@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetrpc/jetrpc/internal/httpz/bombtest"
 	"github.com/jetrpc/jetrpc/netserver"
-	kgzip "github.com/klauspost/compress/gzip"
 )
 
 func TestHTTPCompress(t *testing.T)      { httpSuiteCompress(t, startFastHTTP) }
@@ -224,7 +224,7 @@ func httpSuiteRequestCoding(t *testing.T, start httpStart) {
 // server inflates no more than MaxMessage (4 MiB, the default) of it.
 func httpSuiteBomb(t *testing.T, start httpStart) {
 	h := start(t, nil)
-	bomb := gzipBomb(t)
+	bomb := bombtest.Gzip(1 << 10) // 1 GiB in 1 MiB
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -248,29 +248,6 @@ func httpSuiteBomb(t *testing.T, start httpStart) {
 	if grew > 8<<20 {
 		t.Errorf("the heap in use grew by %d MiB", grew>>20)
 	}
-}
-
-var bombOnce struct {
-	b []byte
-}
-
-// gzipBomb returns 1 GiB of zeros gzipped (about 1 MiB), made once.
-func gzipBomb(t *testing.T) []byte {
-	t.Helper()
-	if bombOnce.b == nil {
-		var out bytes.Buffer // klauspost's level 5: as small as the best, 10x as fast
-		w, _ := kgzip.NewWriterLevel(&out, 5)
-		zeros := make([]byte, 1<<20)
-		for range 1 << 10 {
-			w.Write(zeros)
-		}
-		w.Close()
-		bombOnce.b = out.Bytes()
-	}
-	if n := len(bombOnce.b); n > 1<<21 {
-		t.Fatalf("the bomb is %d bytes", n)
-	}
-	return bombOnce.b
 }
 
 func TestHTTPCompressSSE(t *testing.T) { sseSuiteCompress(t, startFastHTTP) }
