@@ -1,8 +1,9 @@
 package nethttp
 
 // NOTE: HTTP content coding on both servers (package internal/httpz does
-// the coding). Responses: a POST's JSON-RPC answer, an event stream and a
-// document are gzip- or deflate-coded when the request's Accept-Encoding
+// the coding). Responses: a POST's JSON-RPC answer, an event stream, a
+// document and a route's whole JSON or text body (MCP's and A2A's, on
+// HTTPServer; their streams are not) are gzip- or deflate-coded when the request's Accept-Encoding
 // allows (gzip preferred) and the body is at least
 // netserver.Options.CompressMin bytes (an event stream: always, flushed per
 // event); each such response says "Vary: Accept-Encoding" whether or not it
@@ -13,6 +14,7 @@ package nethttp
 // a malformed chunked body.
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 
@@ -75,6 +77,22 @@ func (c *coding) compressBody(ctx *fasthttp.RequestCtx) {
 	c.bufs.Put(z)
 	ctx.Response.Header.SetContentEncodingBytes(encNames[enc])
 }
+
+// compressRoute compresses the answer of a route (netserver.Options.Routes:
+// MCP's and A2A's endpoints) as compressBody does, when it is a whole body
+// (a stream is left as it is), a 200 of JSON or text, and not coded yet.
+func (c *coding) compressRoute(ctx *fasthttp.RequestCtx) {
+	r := &ctx.Response
+	if c.min < 0 || r.IsBodyStream() || r.StatusCode() != fasthttp.StatusOK || len(r.Header.ContentEncoding()) > 0 {
+		return
+	}
+	if ct := r.Header.ContentType(); !bytes.HasPrefix(ct, jsonContentType) && !bytes.HasPrefix(ct, textPrefix) {
+		return
+	}
+	c.compressBody(ctx)
+}
+
+var textPrefix = []byte("text/")
 
 // setBody sets body (which stays the caller's) as the response body of
 // ctx, compressed when encoding says so.

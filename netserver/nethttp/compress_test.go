@@ -1,6 +1,7 @@
 package nethttp_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/internal/httpz/bombtest"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/valyala/fasthttp"
 )
 
 func TestHTTPCompress(t *testing.T)      { httpSuiteCompress(t, startFastHTTP) }
@@ -295,5 +297,49 @@ func sseSuiteCompress(t *testing.T, start httpStart) {
 	resp.Body.Close()
 	if resp.Header.Get("Content-Encoding") != "" || !strings.HasPrefix(string(body), "data: ") {
 		t.Errorf("identity: Content-Encoding %q, body %q", resp.Header.Get("Content-Encoding"), body)
+	}
+}
+
+// TestHTTPCompressRoutes: a route's whole JSON body is compressed as a
+// POST's answer is; its streams, its other statuses and bodies it coded
+// itself are left alone.
+func TestHTTPCompressRoutes(t *testing.T) {
+	big := []byte(`{"result":"` + strings.Repeat("x", 4096) + `"}`)
+	h := startFastHTTP(t, &netserver.Options{Routes: map[string]fasthttp.RequestHandler{
+		"/json": func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("application/json")
+			ctx.SetBody(big)
+		},
+		"/raw": func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("application/json")
+			ctx.Response.SetBodyRaw(big)
+		},
+		"/stream": func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("text/event-stream")
+			ctx.SetBodyStreamWriter(func(w *bufio.Writer) { w.Write(big) })
+		},
+		"/missing": func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("application/json")
+			ctx.SetStatusCode(404)
+			ctx.SetBody(big)
+		},
+		"/image": func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("image/png")
+			ctx.SetBody(big)
+		},
+	}})
+	f := func(path, wantCE string) {
+		t.Helper()
+		r := h.send(path, []byte("{}"), "Accept-Encoding: gzip")
+		if r.header.Get("Content-Encoding") != wantCE || !bytes.Equal(r.decoded(t), big) {
+			t.Errorf("%s: Content-Encoding %q, want %q; %d bytes", path, r.header.Get("Content-Encoding"), wantCE, len(r.body))
+		}
+	}
+	for range 2 {
+		f("json", "gzip")
+		f("raw", "gzip")
+		f("stream", "")
+		f("missing", "")
+		f("image", "")
 	}
 }

@@ -184,6 +184,7 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
 		if s.admitRoute(ctx) { // Auth, RateLimit (http_guard.go)
 			h(ctx)
+			s.z.compressRoute(ctx) // compress.go
 		}
 		return
 	}
