@@ -19,6 +19,13 @@ import (
 // case) and body.
 func curl(t *testing.T, args ...string) (hdr string, body []byte) {
 	t.Helper()
+	h, b := curlRaw(t, args...)
+	return strings.ToLower(h), b
+}
+
+// curlRaw is curl with the headers as they came.
+func curlRaw(t *testing.T, args ...string) (hdr string, body []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	hfile, bfile := filepath.Join(dir, "h"), filepath.Join(dir, "b")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -29,7 +36,7 @@ func curl(t *testing.T, args ...string) (hdr string, body []byte) {
 	}
 	h, _ := os.ReadFile(hfile)
 	b, _ := os.ReadFile(bfile)
-	return strings.ToLower(string(h)), b
+	return string(h), b
 }
 
 // TestServeCompressCurl: curl --compressed gets gzip from jetrpc serve
@@ -108,5 +115,38 @@ func TestServeCompressCurl(t *testing.T) {
 	hdr, got = curl(t, "--compressed", "-H", "Content-Type: application/json", "--data-binary", big, offURL)
 	if strings.Contains(hdr, "content-encoding") || strings.Contains(hdr, "vary") || !bytes.Equal(got, plain) {
 		t.Errorf("--compress-min 0: %s", hdr)
+	}
+}
+
+// TestServeCompressMCP: jetrpc serve --mcp compresses MCP's Streamable
+// HTTP answers for curl --compressed: a JSON answer (tools/list) and an
+// event stream (countdown with progress), both decoded right.
+func TestServeCompressMCP(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	p := startBinary(t, nil, nil, "serve", "--tcp", "", "--http", "127.0.0.1:0", "--mcp")
+	url := "http://" + p.stderr.listening(t, "http")["http"] + "/mcp"
+	hdr := []string{"-H", "Content-Type: application/json", "-H", "Accept: application/json, text/event-stream"}
+	h, _ := curlRaw(t, append(hdr, "--data-binary", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, url)...)
+	var session string
+	for l := range strings.Lines(h) {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(k, "Mcp-Session-Id") {
+			session = strings.TrimSpace(v)
+		}
+	}
+	if session == "" {
+		t.Fatalf("no session: %s", h)
+	}
+	hdr = append(hdr, "-H", "Mcp-Session-Id: "+session, "-H", "MCP-Protocol-Version: 2025-11-25", "--compressed")
+	curl(t, append(hdr, "--data-binary", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, url)...)
+	h, body := curl(t, append(hdr, "--data-binary", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, url)...)
+	if !strings.Contains(h, "content-encoding: gzip") || !strings.Contains(string(body), `"name":"countdown"`) {
+		t.Errorf("tools/list: %s%.200s", h, body)
+	}
+	h, body = curl(t, append(hdr, "--data-binary", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"countdown","arguments":{"n":3},"_meta":{"progressToken":"p"}}}`, url)...)
+	if !strings.Contains(h, "content-encoding: gzip") || !strings.Contains(h, "text/event-stream") ||
+		strings.Count(string(body), "notifications/progress") != 3 || !strings.Contains(string(body), `"text":"done"`) {
+		t.Errorf("countdown: %s%s", h, body)
 	}
 }

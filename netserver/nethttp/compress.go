@@ -3,7 +3,8 @@ package nethttp
 // NOTE: HTTP content coding on both servers (package internal/httpz does
 // the coding). Responses: a POST's JSON-RPC answer, an event stream, a
 // document and a route's whole JSON or text body (MCP's and A2A's, on
-// HTTPServer; their streams are not) are gzip- or deflate-coded when the request's Accept-Encoding
+// HTTPServer; their streams through package internal/httpz/fasthttpz)
+// are gzip- or deflate-coded when the request's Accept-Encoding
 // allows (gzip preferred) and the body is at least
 // netserver.Options.CompressMin bytes (an event stream: always, flushed per
 // event); each such response says "Vary: Accept-Encoding" whether or not it
@@ -78,12 +79,33 @@ func (c *coding) compressBody(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.SetContentEncodingBytes(encNames[enc])
 }
 
-// compressRoute compresses the answer of a route (netserver.Options.Routes:
-// MCP's and A2A's endpoints) as compressBody does, when it is a whole body
-// (a stream is left as it is), a 200 of JSON or text, and not coded yet.
+// offerStream offers a route's handler (netserver.Options.Routes: MCP's
+// and A2A's endpoints) the coding its event streams may use, under
+// httpz.StreamKey (package internal/httpz/fasthttpz uses it).
+func (c *coding) offerStream(ctx *fasthttp.RequestCtx) {
+	if c.min < 0 {
+		return
+	}
+	if enc := httpz.Negotiate(ctx.Request.Header.PeekBytes(hdrAcceptEnc)); enc != httpz.Identity {
+		ctx.SetUserValue(httpz.StreamKey, enc)
+	}
+}
+
+// compressRoute compresses the answer of a route as compressBody does,
+// when it is a whole body, a 200 of JSON or text, and not coded yet. An
+// event stream (coded or not by the route, see offerStream) gets Vary.
 func (c *coding) compressRoute(ctx *fasthttp.RequestCtx) {
 	r := &ctx.Response
-	if c.min < 0 || r.IsBodyStream() || r.StatusCode() != fasthttp.StatusOK || len(r.Header.ContentEncoding()) > 0 {
+	if c.min < 0 || r.StatusCode() != fasthttp.StatusOK {
+		return
+	}
+	if r.IsBodyStream() {
+		if bytes.HasPrefix(r.Header.ContentType(), sseContentType) {
+			r.Header.AddBytesKV(hdrVary, valAcceptEnc)
+		}
+		return
+	}
+	if len(r.Header.ContentEncoding()) > 0 {
 		return
 	}
 	if ct := r.Header.ContentType(); !bytes.HasPrefix(ct, jsonContentType) && !bytes.HasPrefix(ct, textPrefix) {

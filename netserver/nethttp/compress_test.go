@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/internal/httpz/bombtest"
+	"github.com/jetrpc/jetrpc/internal/httpz/fasthttpz"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/valyala/fasthttp"
 )
@@ -341,5 +342,60 @@ func TestHTTPCompressRoutes(t *testing.T) {
 		f("stream", "")
 		f("missing", "")
 		f("image", "")
+	}
+}
+
+// TestHTTPCompressRouteStream: a route that streams through
+// fasthttpz.SetStream (as MCP's and A2A's endpoints do) gets its stream
+// gzip-coded when the client accepts it, each flushed event decodable at
+// once: the route writes its second event only after the client has read
+// the first.
+func TestHTTPCompressRouteStream(t *testing.T) {
+	read := make(chan struct{})
+	h := startFastHTTP(t, &netserver.Options{Routes: map[string]fasthttp.RequestHandler{
+		"/sse": func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("text/event-stream")
+			fasthttpz.SetStream(ctx, func(w *bufio.Writer) {
+				w.WriteString("data: one\n\n")
+				w.Flush()
+				select {
+				case <-read:
+				case <-time.After(5 * time.Second):
+				}
+				w.WriteString("data: two\n\n")
+				w.Flush()
+			})
+		},
+	}})
+	for _, accept := range []string{"gzip", "identity"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.url+"sse", strings.NewReader("{}"))
+		req.Header.Set("Accept-Encoding", accept)
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body io.Reader = resp.Body
+		if ce := resp.Header.Get("Content-Encoding"); ce != map[string]string{"gzip": "gzip", "identity": ""}[accept] {
+			t.Errorf("Accept-Encoding %s: Content-Encoding %q", accept, ce)
+		} else if ce == "gzip" {
+			if body, err = gzip.NewReader(resp.Body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v := resp.Header.Get("Vary"); v != "Accept-Encoding" {
+			t.Errorf("Accept-Encoding %s: Vary %q", accept, v)
+		}
+		first := make([]byte, len("data: one\n\n"))
+		if _, err := io.ReadFull(body, first); err != nil || string(first) != "data: one\n\n" {
+			t.Fatalf("Accept-Encoding %s: first event %q, %v", accept, first, err)
+		}
+		read <- struct{}{} // only now does the route write the second
+		rest, err := io.ReadAll(body)
+		if err != nil || string(rest) != "data: two\n\n" {
+			t.Errorf("Accept-Encoding %s: then %q, %v", accept, rest, err)
+		}
+		resp.Body.Close()
+		cancel()
 	}
 }

@@ -183,8 +183,9 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	defer guard.FinishBrowser(ctx, origin)
 	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
 		if s.admitRoute(ctx) { // Auth, RateLimit (http_guard.go)
+			s.z.offerStream(ctx) // compress.go
 			h(ctx)
-			s.z.compressRoute(ctx) // compress.go
+			s.z.compressRoute(ctx)
 		}
 		return
 	}
