@@ -16,6 +16,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/httpz/fasthttpz"
 	"github.com/jetrpc/jetrpc/netserver/nethttp"
 	"github.com/valyala/fasthttp"
 )
@@ -117,7 +118,7 @@ func (s *Server) serveStream(ctx *fasthttp.RequestCtx, w Wire, p *streamPlan) {
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
-	ctx.SetBodyStreamWriter(func(bw *bufio.Writer) {
+	fasthttpz.SetStream(ctx, func(bw *bufio.Writer) {
 		defer p.t.detach(p.sb)
 		if p.stop != nil {
 			defer p.stop()

@@ -14,6 +14,7 @@ import (
 	"net"
 	neturl "net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -33,6 +34,9 @@ var (
 	ErrClosed = errors.New("httpc: client closed")
 	// ErrMalformed: the answer is not HTTP/1.x as this package reads it.
 	ErrMalformed = errors.New("httpc: malformed response")
+	// ErrContentEncoding: the answer's Content-Encoding is not gzip,
+	// deflate or identity, or its body does not decode.
+	ErrContentEncoding = errors.New("httpc: response body with an unknown or broken Content-Encoding")
 )
 
 const (
@@ -55,7 +59,10 @@ type Options struct {
 	MaxConns    int           // connections at most (default 512)
 	MaxConnWait time.Duration // how long a request waits for a free one (default 30s)
 	IdleTimeout time.Duration // how long an idle connection is kept (default 10s)
-	MaxBody     int           // the largest answer's body (default 4 MiB)
+	MaxBody     int           // the largest answer's body, also once inflated (default 4 MiB)
+	// NoCompression: do not ask for gzip answers ("Accept-Encoding:
+	// gzip" is sent unless Header names an Accept-Encoding of its own).
+	NoCompression bool
 }
 
 // Client POSTs to one URL over a pool of keep-alive connections. It is safe
@@ -100,8 +107,21 @@ func New(u *neturl.URL, o Options) (*Client, error) {
 		b = append(append(append(b, "User-Agent: "...), o.UserAgent...), "\r\n"...)
 	}
 	b = appendBasicAuth(b, u)
+	if !o.NoCompression && !hasHeader(o.Header, "accept-encoding") {
+		b = append(b, "Accept-Encoding: gzip\r\n"...)
+	}
 	c.prefix = append(b, o.Header...)
 	return c, nil
+}
+
+// hasHeader reports whether the header lines hdr name name (lower case).
+func hasHeader(hdr, name string) bool {
+	for l := range strings.SplitSeq(hdr, "\n") {
+		if n, _, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(n), name) {
+			return true
+		}
+	}
+	return false
 }
 
 func or[T int | time.Duration](v, def T) T {

@@ -16,6 +16,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/jetrpc/jetrpc/internal/httpz"
 )
 
 const (
@@ -28,6 +30,7 @@ type conn struct {
 	buf         []byte
 	r, w        int
 	out         []byte // the request being written
+	coded       []byte // a compressed body, before it is inflated
 	idleSince   time.Time
 	reused      bool // it served a request before this one
 	writeFailed bool // the last request's write failed
@@ -98,11 +101,39 @@ func (cn *conn) readResponse(resp *Response, maxBody int) error {
 		}
 		resp.StatusCode, resp.close = h.Status, h.Close
 		if h.Status >= 200 || h.Status == 101 {
+			if h.Encoding != httpz.Identity || h.BadEncoding {
+				return cn.readCoded(resp, &h, maxBody)
+			}
 			resp.Body, err = cn.readBody(resp.Body[:0], &h, maxBody)
 			resp.close = resp.close || h.untilClose()
 			return err
 		}
 	}
+}
+
+// readCoded reads a compressed body and inflates it into resp.Body, held
+// to maxBody both ways (a bomb stops there: ErrBodyTooLarge).
+func (cn *conn) readCoded(resp *Response, h *Head, maxBody int) error {
+	var err error
+	cn.coded, err = cn.readBody(cn.coded[:0], h, maxBody)
+	resp.close = resp.close || h.untilClose()
+	switch {
+	case err != nil:
+	case len(cn.coded) == 0: // no body (a 204) to decode
+		resp.Body = resp.Body[:0]
+	default:
+		if h.BadEncoding {
+			err = ErrContentEncoding
+		} else if resp.Body, err = httpz.Inflate(resp.Body[:0], h.Encoding, cn.coded, maxBody); err == httpz.ErrTooLarge {
+			err = ErrBodyTooLarge
+		} else if err != nil {
+			err = ErrContentEncoding
+		}
+	}
+	if cap(cn.coded) > maxKept {
+		cn.coded = nil
+	}
+	return err
 }
 
 // readHead reads up to the end of a head and returns it, with the empty

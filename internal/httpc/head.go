@@ -1,13 +1,19 @@
 package httpc
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/jetrpc/jetrpc/internal/httpz"
+)
 
 // Head is what this package reads of a response's head.
 type Head struct {
 	Status        int
 	ContentLength int64 // -1: not given
 	Chunked       bool
-	Close         bool   // the server closes the connection after this answer
+	Close         bool // the server closes the connection after this answer
+	Encoding      httpz.Encoding
+	BadEncoding   bool   // a Content-Encoding other than gzip, deflate, identity
 	raw           []byte // the header lines
 }
 
@@ -39,6 +45,9 @@ func (h *Head) parse(head []byte) error {
 			h.ContentLength = int64(n)
 		case fold(name, "transfer-encoding"):
 			h.Chunked = hasToken(value, "chunked")
+		case fold(name, "content-encoding"):
+			h.Encoding, ok = httpz.ContentEncoding(value)
+			h.BadEncoding = !ok
 		case fold(name, "connection"):
 			if hasToken(value, "close") {
 				h.Close = true

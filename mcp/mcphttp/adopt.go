@@ -23,6 +23,7 @@ import (
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/httpz/fasthttpz"
 	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
@@ -198,7 +199,7 @@ func (h *Handler) resumeShared(ctx *fasthttp.RequestCtx, sess *session, id, seq 
 	sseHeaders(ctx)
 	sess.active.Add(1)
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+	fasthttpz.SetStream(ctx, func(w *bufio.Writer) {
 		defer sess.active.Add(-1)
 		defer sess.touch()
 		h.follow(w, nc, f, sess, key, last, events)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/httpz/fasthttpz"
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
 	"github.com/jetrpc/jetrpc/mcp/internal/proto"
@@ -108,7 +109,7 @@ func (h *Handler) resume(ctx *fasthttp.RequestCtx, sess *session, last []byte) {
 func (h *Handler) streamTo(ctx *fasthttp.RequestCtx, st *sse.Stream, gen uint64) {
 	sseHeaders(ctx)
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
+	fasthttpz.SetStream(ctx, func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 // delete ends a session.

@@ -27,6 +27,7 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/httpz/fasthttpz"
 	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/mcp"
 	"github.com/jetrpc/jetrpc/mcp/internal/httpx"
@@ -509,7 +510,7 @@ func (h *Handler) answerStream(ctx *fasthttp.RequestCtx, c *call, st *sse.Stream
 	sseHeaders(ctx)
 	gen := c.gen
 	nc := ctx.Conn()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { st.Serve(w, nc, gen) })
+	fasthttpz.SetStream(ctx, func(w *bufio.Writer) { st.Serve(w, nc, gen) })
 }
 
 func sseHeaders(ctx *fasthttp.RequestCtx) {

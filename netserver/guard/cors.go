@@ -112,7 +112,7 @@ func (g *Guard) FinishRefused(ctx *fasthttp.RequestCtx) {
 
 func setCORS(h *fasthttp.ResponseHeader, origin []byte) {
 	h.SetCanonical(hdrACAOrigin, origin)
-	h.SetCanonical(hdrVary, valOrigin)
+	h.AddBytesKV(hdrVary, valOrigin) // added: a response may vary on Accept-Encoding too
 	h.SetCanonical(hdrACEHeaders, valExposeHeaders)
 }
 

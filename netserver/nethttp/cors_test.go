@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -103,7 +104,7 @@ func TestCORS(t *testing.T) {
 			if got := h.Get("Access-Control-Allow-Origin"); cors != (got != "") || cors && got != c.header["Origin"] {
 				t.Errorf("%s %s %v: Access-Control-Allow-Origin %q", c.method, c.path, c.header, got)
 			}
-			if cors && (h.Get("Vary") != "Origin" || !strings.Contains(h.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id")) {
+			if cors && (!slices.Contains(h.Values("Vary"), "Origin") || !strings.Contains(h.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id")) {
 				t.Errorf("%s %s: Vary %q, Expose %q", c.method, c.path, h.Get("Vary"), h.Get("Access-Control-Expose-Headers"))
 			}
 			if h.Get("Access-Control-Allow-Credentials") != "" {

@@ -16,7 +16,7 @@ type documents map[string]func() ([]byte, error)
 
 // serveFast answers a GET or HEAD of a document's path on fasthttp and
 // reports whether it did.
-func (d documents) serveFast(ctx *fasthttp.RequestCtx) bool {
+func (d documents) serveFast(ctx *fasthttp.RequestCtx, z *coding) bool {
 	get, ok := d[string(ctx.Path())]
 	if !ok || !ctx.IsGet() && !ctx.IsHead() {
 		return false
@@ -29,7 +29,7 @@ func (d documents) serveFast(ctx *fasthttp.RequestCtx) bool {
 	ctx.Response.Header.SetContentTypeBytes(jsonContentType)
 	ctx.Response.Header.SetBytesV(fasthttp.HeaderCacheControl, noStore)
 	if ctx.IsGet() {
-		ctx.Response.SetBodyRaw(doc)
+		z.setBody(ctx, doc)
 	} else {
 		ctx.Response.Header.SetContentLength(len(doc))
 	}
@@ -37,7 +37,7 @@ func (d documents) serveFast(ctx *fasthttp.RequestCtx) bool {
 }
 
 // serveStd is serveFast for net/http.
-func (d documents) serveStd(w http.ResponseWriter, r *http.Request) bool {
+func (d documents) serveStd(w http.ResponseWriter, r *http.Request, z *coding) bool {
 	get, ok := d[r.URL.Path]
 	if !ok || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
@@ -50,7 +50,7 @@ func (d documents) serveStd(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("Content-Type", string(jsonContentType))
 	w.Header().Set("Cache-Control", string(noStore))
 	if r.Method == http.MethodGet {
-		_, _ = w.Write(doc)
+		z.stdWrite(w, r, doc)
 	}
 	return true
 }

@@ -31,7 +31,12 @@ import (
 //   - 200 with the response (Content-Type: application/json), also when the
 //     response is a JSON-RPC error;
 //   - 204 with an empty body when no response is due (notifications);
-//   - 413 when the body is over netserver.Options.MaxMessage;
+//   - 413 when the body is over netserver.Options.MaxMessage, also once
+//     inflated (a body with Content-Encoding gzip or deflate; another
+//     coding gets 415, a body that does not decode 400);
+//   - a response of at least netserver.Options.CompressMin bytes is
+//     compressed, gzip or deflate, when the request's Accept-Encoding
+//     allows (see compress.go);
 //   - 405 with "Allow: POST" for any other method, the body naming what
 //     serves that path (see Hint);
 //   - a POST whose Accept header includes text/event-stream gets 200 with
@@ -63,6 +68,7 @@ type HTTPServer struct {
 	ping   time.Duration // WebSocket keep-alive
 	health healthPaths
 	docs   documents                          // netserver.Options.Documents (documents.go)
+	z      coding                             // content coding (compress.go)
 	tls    *tls.Config                        // netserver.Options.TLS; nil: none (tls.go)
 	routes map[string]fasthttp.RequestHandler // netserver.Options.Routes
 	hints  map[string]string                  // Hint: what a 405 says about a path
@@ -101,6 +107,7 @@ func New(e *dispatch.Engine, opts *netserver.Options) *HTTPServer {
 	s.srv.ErrorHandler = s.errorHandler
 	s.srv.ExpectHandler = s.expect
 	s.mounts = newMounts(o.Mounts)
+	s.z.min = compressMin(opts)
 	return s
 }
 
@@ -176,7 +183,9 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	defer guard.FinishBrowser(ctx, origin)
 	if h := s.routes[string(ctx.Path())]; h != nil { // no allocation: a map index by string(bytes)
 		if s.admitRoute(ctx) { // Auth, RateLimit (http_guard.go)
+			s.z.offerStream(ctx) // compress.go
 			h(ctx)
+			s.z.compressRoute(ctx)
 		}
 		return
 	}
@@ -189,6 +198,17 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 		s.lim.observe(netserver.HTTP, netserver.ConnTooLarge)
 		tooLarge(ctx)
 		return
+	}
+	if len(ctx.Request.Header.ContentEncoding()) > 0 { // compress.go
+		in := s.z.bufs.Get()
+		defer s.z.bufs.Put(in)
+		var status int
+		if body, status = s.z.inflate(ctx, body, in, s.max); body == nil {
+			if status == fasthttp.StatusRequestEntityTooLarge {
+				s.lim.observe(netserver.HTTP, netserver.ConnTooLarge)
+			}
+			return
+		}
 	}
 	if !s.admitPost(ctx, body) { // Auth, RateLimit (http_guard.go)
 		return
@@ -214,6 +234,7 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.Response.Header.SetContentTypeBytes(jsonContentType)
+	s.z.compressBody(ctx)
 }
 
 // serveNotPost answers every request whose method is not POST.
@@ -222,7 +243,7 @@ func (s *HTTPServer) serveNotPost(ctx *fasthttp.RequestCtx) {
 		s.serveWS(ctx)
 		return
 	}
-	if s.health.serveFast(ctx) || s.docs.has(ctx) && !s.admitGet(ctx) || s.docs.serveFast(ctx) {
+	if s.health.serveFast(ctx) || s.docs.has(ctx) && !s.admitGet(ctx) || s.docs.serveFast(ctx, &s.z) {
 		return
 	}
 	if s.mounts.serveFast(ctx) {

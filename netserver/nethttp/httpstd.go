@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/httpz"
 	"github.com/jetrpc/jetrpc/internal/pool"
 	"github.com/jetrpc/jetrpc/netserver"
 )
@@ -29,7 +30,7 @@ import (
 func Handler(e *dispatch.Engine, opts *netserver.Options) http.Handler {
 	lim, o := newLimits(e, opts), or(opts)
 	return &stdHandler{e: e, max: int64(lim.set.MaxMessage), lim: lim, health: newHealthPaths(&o, lim.host),
-		docs: o.Documents, mounts: newMounts(o.Mounts)}
+		docs: o.Documents, mounts: newMounts(o.Mounts), z: coding{min: compressMin(opts)}}
 }
 
 // stdHandler is the net/http adapter.
@@ -40,6 +41,7 @@ type stdHandler struct {
 	health  healthPaths
 	docs    documents // netserver.Options.Documents (documents.go)
 	mounts  mounts    // netserver.Options.Mounts (mounts.go)
+	z       coding    // content coding (compress.go)
 	in, out pool.Buffers
 }
 
@@ -90,7 +92,7 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(out.B)
+	h.z.stdWrite(w, r, out.B)
 }
 
 // readBody reads the request body into in, or answers the request itself
@@ -109,14 +111,29 @@ func (h *stdHandler) readBody(w http.ResponseWriter, r *http.Request, in *pool.B
 		}
 		limit = 0
 	}
-	_, err := in.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	body := http.MaxBytesReader(w, r.Body, limit)
+	var err error
+	var enc httpz.Encoding
+	if ce := r.Header["Content-Encoding"]; len(ce) > 0 { // compress.go
+		var ok bool
+		if enc, ok = httpz.ContentEncoding(ce[0]); !ok || len(ce) > 1 {
+			err = errUnknownCoding
+		} else { // the coded body is held to the limit too, by body
+			in.B, err = httpz.InflateFrom(in.B[:0], enc, body, int(h.max))
+		}
+	} else {
+		_, err = in.ReadFrom(body)
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case err == nil:
 		return true
-	case errors.As(err, &tooLarge):
+	case errors.As(err, &tooLarge), errors.Is(err, httpz.ErrTooLarge):
 		h.lim.observe(netserver.HTTP, netserver.ConnTooLarge)
 		stdError(w, http.StatusRequestEntityTooLarge)
+	case errors.Is(err, errUnknownCoding), errors.Is(err, httpz.ErrMalformed):
+		status := codingStatus(err)
+		http.Error(w, codingMessage(status, enc), status)
 	default: // a broken body: malformed chunks, the client went away
 		stdError(w, http.StatusBadRequest)
 	}
@@ -138,7 +155,7 @@ func (h *stdHandler) serveNotPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if h.docs.serveStd(w, r) {
+	if h.docs.serveStd(w, r, &h.z) {
 		return
 	}
 	if h.mounts.serveStd(w, r) {

@@ -14,16 +14,19 @@ package nethttp
 // processing has ended and every event is written. Producers wait while
 // MaxPending bytes are unwritten; each write must make progress within
 // WriteTimeout; a write that fails cancels the handlers, and later events
-// are dropped.
+// are dropped. When the request's Accept-Encoding allows, the stream is
+// gzip- or deflate-coded and flushed through the compressor per write.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
+	"github.com/jetrpc/jetrpc/internal/httpz"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/internal/seam"
 	"github.com/valyala/fasthttp"
@@ -149,8 +152,25 @@ func (c *sseConn) Drop()      {}
 // stream writes the events to w until processing has ended and every event
 // is written: before each write it calls arm (the write deadline), after it
 // flush. It writes a keep-alive comment when the stream has been silent for
-// sseKeepAlive.
-func (c *sseConn) stream(w io.Writer, arm func(), flush func() error) {
+// sseKeepAlive. With enc other than Identity, the stream is compressed and
+// each write flushed through the compressor (a sync flush), so that each
+// event can be decoded as soon as it arrives.
+func (c *sseConn) stream(w io.Writer, arm func(), flush func() error, enc httpz.Encoding) {
+	if enc != httpz.Identity {
+		z, out := httpz.NewWriter(enc, w), flush
+		defer func() { // every write is done: end the stream
+			arm()
+			if z.Close() == nil {
+				_ = out()
+			}
+		}()
+		w, flush = z, func() error {
+			if err := z.Flush(); err != nil {
+				return err
+			}
+			return out()
+		}
+	}
 	c.w, c.arm, c.flush = w, arm, flush // nothing is written while held
 	c.core.Unhold()
 	tick := time.NewTicker(sseKeepAlive)
@@ -182,13 +202,17 @@ func (s *HTTPServer) serveSSE(ctx *fasthttp.RequestCtx, body []byte) {
 	}
 	ctx.Response.Header.SetContentTypeBytes(sseContentType)
 	ctx.Response.Header.SetBytesV(fasthttp.HeaderCacheControl, noCache)
+	enc := s.z.encoding(ctx, math.MaxInt) // a stream: compressed if it may be (compress.go)
+	if enc != httpz.Identity {
+		ctx.Response.Header.SetContentEncodingBytes(encNames[enc])
+	}
 	conn, wt := ctx.Conn(), s.lim.writeTimeout
 	arm := func() {
 		if wt > 0 {
 			conn.SetWriteDeadline(time.Now().Add(wt))
 		}
 	}
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { c.stream(w, arm, w.Flush) })
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { c.stream(w, arm, w.Flush, enc) })
 }
 
 // serveSSE is the net/http adapter's event stream. The handlers' context
@@ -201,6 +225,7 @@ func (h *stdHandler) serveSSE(w http.ResponseWriter, r *http.Request, msg []byte
 	}
 	w.Header().Set("Content-Type", string(sseContentType))
 	w.Header().Set("Cache-Control", string(noCache))
+	enc := h.z.stdEncoding(w, r, math.MaxInt) // a stream: compressed if it may be (compress.go)
 	w.WriteHeader(http.StatusOK)
-	c.stream(w, func() {}, http.NewResponseController(w).Flush)
+	c.stream(w, func() {}, http.NewResponseController(w).Flush, enc)
 }
