@@ -59,6 +59,8 @@ func DialHTTP(url string, opts *Options) (*Client, error) {
 		MaxConnWait: maxConnWait,
 		IdleTimeout: opts.idleTimeout(),
 		MaxBody:     opts.maxMessage(),
+		// CompressMin < 0: no "Accept-Encoding: gzip" either.
+		NoCompression: opts.compressMin() < 0,
 	})
 	if err != nil {
 		return nil, err

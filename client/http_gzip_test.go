@@ -63,4 +63,12 @@ func TestHTTPGzip(t *testing.T) {
 	if got, err = c.CallRaw(ctx, nil, "m", nil); err != nil || string(got) != `"gzip"` {
 		t.Fatalf("after the bomb: %s %v", got, err)
 	}
+	plain, err := client.DialHTTP(srv.URL, testOptions(&client.Options{CompressMin: -1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeOnCleanup(t, plain)
+	if got, err = plain.CallRaw(ctx, nil, "m", nil); err != nil || string(got) != `"plain"` {
+		t.Fatalf("CompressMin -1: %s %v, want the plain answer (no Accept-Encoding)", got, err)
+	}
 }

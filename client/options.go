@@ -76,7 +76,8 @@ type Options struct {
 	// client sends compressed (default DefaultCompressMin, 1 KiB; as a
 	// jetrpc server's netserver.Options.CompressMin). DialWebSocket offers
 	// permessage-deflate (RFC 7692) and reads compressed messages whenever
-	// the server accepts. Negative: no offer, nothing compressed either way.
+	// the server accepts; DialHTTP asks for gzip answers. Negative: no
+	// offer, nothing compressed either way, and plain HTTP answers.
 	CompressMin int
 	// Retry sends calls of the methods it declares idempotent again after
 	// a transport error or an error code it lists (see RetryPolicy). Nil:
