@@ -1,0 +1,56 @@
+package client
+
+import (
+	"context"
+
+	"github.com/jetrpc/jetrpc/encode"
+)
+
+// CallRaw adds a call of method with params given as raw JSON (an array
+// or an object; nil: none), copied as they are, for a caller that forwards
+// params it never decoded (a gateway). Its answer is the BatchCall's Raw
+// result or Err after Send.
+func (b *Batch) CallRaw(method string, params []byte) *BatchCall {
+	bc := &BatchCall{}
+	b.addRaw(method, params, bc)
+	return bc
+}
+
+// NotifyRaw adds a notification of method with raw params, as CallRaw.
+func (b *Batch) NotifyRaw(method string, params []byte) { b.addRaw(method, params, nil) }
+
+func (b *Batch) addRaw(method string, params []byte, bc *BatchCall) {
+	if err := checkParams(params); err != nil && b.err == nil {
+		b.err = err
+	}
+	start := len(b.params)
+	b.params = append(b.params, params...)
+	b.items = append(b.items, batchItem{method: method, start: start, end: len(b.params), call: bc})
+	if bc != nil {
+		b.calls++
+	}
+}
+
+// NotifyRaw sends a notification of method with params given as raw JSON
+// (an array or an object; nil: none), as Notify does.
+func (c *Client) NotifyRaw(ctx context.Context, method string, params []byte) error {
+	if err := checkParams(params); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, err := c.t.begin(ctx)
+	if err != nil {
+		return err
+	}
+	m.b = encode.AppendNotification(m.b, method, params)
+	m.b = c.traceMessage(ctx, m.b)
+	return c.t.send(ctx, m, nil)
+}
+
+// NotifyRaw sends a notification with raw params to one of the endpoints,
+// once.
+func (p *Pool) NotifyRaw(ctx context.Context, method string, params []byte) error {
+	return p.pick(0).c.NotifyRaw(ctx, method, params)
+}
