@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"time"
 
 	"github.com/jetrpc/jetrpc/encode"
 )
@@ -53,4 +56,28 @@ func (c *Client) NotifyRaw(ctx context.Context, method string, params []byte) er
 // once.
 func (p *Pool) NotifyRaw(ctx context.Context, method string, params []byte) error {
 	return p.pick(0).c.NotifyRaw(ctx, method, params)
+}
+
+// Probe calls method with raw params on the pool's i-th endpoint only (a
+// health check, 0 <= i < the number of clients) and records the outcome as
+// a call's: a transport failure counts toward ejecting the endpoint; an
+// answer, an error response included, re-admits an ejected one at once
+// (its breaker closes). It returns the call's error.
+func (p *Pool) Probe(ctx context.Context, i int, method string, params []byte) error {
+	if i < 0 || i >= len(p.eps) {
+		return errors.New("client: Pool.Probe: no endpoint " + strconv.Itoa(i))
+	}
+	e := p.eps[i]
+	c := e.c
+	q := c.getCall()
+	start := time.Now()
+	err := c.do(ctx, q, method, params, nil)
+	if err == nil {
+		err = q.Err
+	}
+	putCall(q)
+	if _, answered := p.health(e, start, err); answered {
+		e.until.Store(0)
+	}
+	return err
 }

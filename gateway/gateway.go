@@ -31,7 +31,7 @@ type Group struct {
 	// Pool reaches the upstreams. The Gateway does not close it.
 	Pool *client.Pool
 	// Upstreams are the pool's clients, in the pool's order, and URLs
-	// their addresses (for health probes and metrics; optional).
+	// their addresses (for metrics; optional).
 	Upstreams []*client.Client
 	URLs      []string
 }

@@ -35,7 +35,7 @@ func (h *health) init(t *table) {
 		if r.group == nil || h.groups[r.group] != nil {
 			continue
 		}
-		ok := make([]atomic.Bool, len(r.group.Upstreams))
+		ok := make([]atomic.Bool, len(r.group.Pool.Stats().Endpoints))
 		for i := range ok {
 			ok[i].Store(true)
 		}
@@ -98,16 +98,17 @@ func (g *Gateway) Start(ctx context.Context) {
 	}()
 }
 
-// probeAll probes every upstream at once and waits for the answers.
+// probeAll probes every upstream at once and waits for the answers. An
+// upstream that answers is re-admitted by its pool (Pool.Probe).
 func (g *Gateway) probeAll(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, gr := range g.health.all {
 		ok := g.health.groups[gr]
-		for i, c := range gr.Upstreams {
+		for i := range ok {
 			wg.Go(func() {
 				pctx, cancel := context.WithTimeout(ctx, or(g.probe.Timeout, 2*time.Second))
 				defer cancel()
-				_, err := c.CallRaw(pctx, nil, g.probe.Method, g.probe.Params)
+				err := gr.Pool.Probe(pctx, i, g.probe.Method, g.probe.Params)
 				var e *encode.Error
 				ok[i].Store(err == nil || errors.As(err, &e))
 			})
