@@ -64,20 +64,44 @@ func (p *Pool) NotifyRaw(ctx context.Context, method string, params []byte) erro
 // answer, an error response included, re-admits an ejected one at once
 // (its breaker closes). It returns the call's error.
 func (p *Pool) Probe(ctx context.Context, i int, method string, params []byte) error {
+	_, err := p.CallRawOn(ctx, i, nil, method, params)
+	return err
+}
+
+// CallRawOn calls method with raw params on the pool's i-th endpoint only,
+// as CallRaw does but without failover or hedging (a call pinned to one
+// server: a subscription), and records the outcome as a call's.
+func (p *Pool) CallRawOn(ctx context.Context, i int, dst []byte, method string, params []byte) ([]byte, error) {
 	if i < 0 || i >= len(p.eps) {
-		return errors.New("client: Pool.Probe: no endpoint " + strconv.Itoa(i))
+		return dst, errors.New("client: Pool: no endpoint " + strconv.Itoa(i))
+	}
+	if err := checkParams(params); err != nil {
+		return dst, err
 	}
 	e := p.eps[i]
 	c := e.c
 	q := c.getCall()
+	q.Dst = dst
+	e.pending.Add(1)
 	start := time.Now()
 	err := c.do(ctx, q, method, params, nil)
 	if err == nil {
 		err = q.Err
 	}
+	res := q.Res
 	putCall(q)
+	e.pending.Add(-1)
 	if _, answered := p.health(e, start, err); answered {
 		e.until.Store(0)
 	}
-	return err
+	if err != nil {
+		return dst, err
+	}
+	return res, nil
+}
+
+// Usable reports whether the pool's i-th endpoint may take calls: not
+// ejected, and its client connected.
+func (p *Pool) Usable(i int) bool {
+	return i >= 0 && i < len(p.eps) && p.eps[i].usable(time.Now().UnixNano())
 }

@@ -73,3 +73,14 @@ func (e *Engine) forward(ctx context.Context, p *policy, s *state, dst []byte, m
 	}
 	return e.fwd.Forward(ctx, dst, &s.p)
 }
+
+// Send writes msg, one complete JSON-RPC message, to the peer now: a
+// Forwarder's answer that must come before the notifications it sends
+// next (a subscription's id, which go-ethereum's clients want before its
+// notifications). The Forwarder then appends nothing for that message.
+func (p *Peer) Send(ctx context.Context, msg []byte) error {
+	if p == nil {
+		return ErrNoPeer
+	}
+	return p.send(ctx, msg)
+}

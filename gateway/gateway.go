@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jetrpc/jetrpc/client"
@@ -34,6 +35,11 @@ type Group struct {
 	// their addresses (for metrics; optional).
 	Upstreams []*client.Client
 	URLs      []string
+	// Relays carry the notifications of subscriptions made through each
+	// upstream, in the pool's order (nil for an HTTP upstream, which has
+	// none); see Relay. Without any, subscription calls are forwarded as
+	// any other call and their notifications go nowhere.
+	Relays []*Relay
 }
 
 // Options configures a Gateway.
@@ -64,7 +70,8 @@ type Gateway struct {
 	probe  Probe
 	health health
 
-	states sync.Pool // *fwdState
+	states sync.Pool     // *fwdState
+	next   atomic.Uint32 // round robin of subscriptions (subscribe.go)
 }
 
 var _ dispatch.Forwarder = (*Gateway)(nil)
@@ -121,6 +128,11 @@ func (g *Gateway) forwardOne(ctx context.Context, dst []byte, m *decode.Message)
 			return dst
 		}
 		return encode.AppendStdError(dst, m.ID, encode.CodeLimitExceeded)
+	}
+	if call && len(r.group.Relays) > 0 {
+		if out, ok := g.pinned(ctx, dst, m, r); ok { // subscriptions (subscribe.go)
+			return out
+		}
 	}
 	method := bytesconv.B2S(m.Method) // used only during the call
 	if !call {
@@ -187,7 +199,8 @@ func countError(r *route, err error) {
 
 // Upstream failures are answered with these.
 var (
-	errUnavailable = "Upstream unavailable"
+	errUnavailable     = "Upstream unavailable"
+	defaultUnsubscribe = 5 * time.Second
 )
 
 // appendError answers a call that failed with err: an upstream's error

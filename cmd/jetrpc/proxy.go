@@ -222,23 +222,30 @@ func parseUpstream(s string) (scheme, addr string, err error) {
 }
 
 // dialUpstream dials one upstream: a client that reconnects (streams and
-// WebSockets) so that an upstream that comes back is used again.
-func dialUpstream(ctx context.Context, s string) (*client.Client, error) {
+// WebSockets) so that an upstream that comes back is used again, with the
+// Relay of its subscriptions (nil over HTTP).
+func dialUpstream(ctx context.Context, s string) (*client.Client, *gateway.Relay, error) {
 	scheme, addr, err := parseUpstream(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	opts := &client.Options{Reconnect: &client.Reconnect{MinDelay: 50 * time.Millisecond, MaxDelay: 2 * time.Second}}
+	if scheme == "http" || scheme == "https" {
+		c, err := client.DialHTTP(addr, nil)
+		return c, nil, err
+	}
+	relay := gateway.NewRelay(s)
+	opts := &client.Options{Handler: relay,
+		Reconnect: &client.Reconnect{MinDelay: 50 * time.Millisecond, MaxDelay: 2 * time.Second, OnState: relay.State}}
+	var c *client.Client
 	switch scheme {
-	case "http", "https":
-		opts.Reconnect = nil
-		return client.DialHTTP(addr, opts)
 	case "ws", "wss":
-		return client.DialWebSocket(ctx, addr, opts)
+		c, err = client.DialWebSocket(ctx, addr, opts)
 	case "ipc":
-		return client.Dial(ctx, "unix", addr, opts)
+		c, err = client.Dial(ctx, "unix", addr, opts)
+	default:
+		c, err = client.Dial(ctx, "tcp", addr, opts)
 	}
-	return client.Dial(ctx, "tcp", addr, opts)
+	return c, relay, err
 }
 
 // gateway dials the upstreams and builds the gateway; closeUp closes the
@@ -259,7 +266,7 @@ func (cfg *proxyConfig) gateway(ctx context.Context) (*gateway.Gateway, func(), 
 		g := &gateway.Group{Name: name, URLs: urls}
 		for _, u := range urls {
 			dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			c, err := dialUpstream(dctx, u)
+			c, relay, err := dialUpstream(dctx, u)
 			cancel()
 			if err != nil {
 				for _, c := range g.Upstreams {
@@ -267,7 +274,7 @@ func (cfg *proxyConfig) gateway(ctx context.Context) (*gateway.Gateway, func(), 
 				}
 				return nil, fmt.Errorf("upstream %s: %v", u, err)
 			}
-			g.Upstreams = append(g.Upstreams, c)
+			g.Upstreams, g.Relays = append(g.Upstreams, c), append(g.Relays, relay)
 		}
 		popts := &client.PoolOptions{HedgeAfter: cfg.hedgeAfter}
 		if len(cfg.idempotent) > 0 {

@@ -193,6 +193,98 @@ func TestGatewayGeth(t *testing.T) {
 	equal(t, "test_who via geth's client", call[string](t, c, "test_who"), "a")
 }
 
+// Ticks is a subscription: n notifications 0..n-1, every ms milliseconds.
+func (s *gethService) Ticks(ctx context.Context, n, ms int) (*rpc.Subscription, error) {
+	notifier, ok := rpc.NotifierFromContext(ctx)
+	if !ok {
+		return nil, rpc.ErrNotificationsUnsupported
+	}
+	sub := notifier.CreateSubscription()
+	go func() {
+		for i := range n {
+			if notifier.Notify(sub.ID, i) != nil {
+				return
+			}
+			select {
+			case <-sub.Err():
+				return
+			case <-time.After(time.Duration(ms) * time.Millisecond):
+			}
+		}
+	}()
+	return sub, nil
+}
+
+// TestGatewaySubscribe: a subscription through the gateway (client over
+// WebSocket, upstream over WebSocket or IPC) delivers every notification
+// in order; killing its upstream ends it with an error the client sees,
+// and the client's connection stays up.
+func TestGatewaySubscribe(t *testing.T) {
+	for _, transport := range []string{"ws", "ipc"} {
+		t.Run(transport, func(t *testing.T) {
+			svc := newService("a")
+			addr := ""
+			if transport == "ipc" {
+				addr = filepath.Join(t.TempDir(), "geth.ipc")
+			}
+			up := newGethUpstream(t, svc, transport, addr)
+			p := startCommand(t, "proxy", "--upstream", up.url())
+			c, err := rpc.DialWebsocket(ctx(t), "ws://"+p.HTTP+"/ws", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ch := make(chan int, 1000)
+			sub, err := c.Subscribe(ctx(t), "test", ch, "ticks", 500, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for want := range 500 {
+				select {
+				case got := <-ch:
+					if got != want {
+						t.Fatalf("notification %d: got %d", want, got)
+					}
+				case err := <-sub.Err():
+					t.Fatalf("subscription ended after %d: %v", want, err)
+				case <-time.After(callTimeout):
+					t.Fatalf("notification %d never came", want)
+				}
+			}
+			sub.Unsubscribe()
+
+			// A long one, then its upstream goes away.
+			ch2 := make(chan int, 1000)
+			sub2, err := c.Subscribe(ctx(t), "test", ch2, "ticks", 1000000, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for want := range 3 {
+				if got := <-ch2; got != want {
+					t.Fatalf("notification %d: got %d", want, got)
+				}
+			}
+			up.stop()
+			select {
+			case err := <-sub2.Err():
+				if err == nil {
+					t.Fatal("the subscription ended without an error")
+				}
+				t.Logf("the client saw: %v", err)
+			case <-time.After(callTimeout):
+				t.Fatal("the subscription did not end when its upstream went away")
+			}
+			// The connection is still up: a call is answered (an error: no upstream).
+			var out string
+			err = c.CallContext(ctx(t), &out, "test_who")
+			var re rpc.Error
+			if !errors.As(err, &re) || re.ErrorCode() != -32000 {
+				t.Fatalf("call after the upstream went: %v, want -32000 over the same connection", err)
+			}
+		})
+	}
+}
+
 func (s *gethService) sent(key string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -412,4 +504,3 @@ func itoa(i int) string {
 	return string(b)
 }
 
-var _ = errors.New
