@@ -152,3 +152,34 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
 }
+
+// TestRoutePolicy: a route's rate (with its cost) and its timeout.
+func TestRoutePolicy(t *testing.T) {
+	u := newUpstream(t, "a")
+	g := group(t, "a", nil, u)
+	e := engine(t, newGateway(t, &gateway.Options{Default: g, Routes: []gateway.Route{
+		{Match: "count", Group: g, Rate: 0.001, Burst: 4, Cost: 2}, // two calls, then none for a long while
+		{Match: "sleep", Group: g, Timeout: 50 * time.Millisecond},
+	}}))
+	f := func(in, want string) {
+		t.Helper()
+		if got := string(e.Process(nil, []byte(in))); got != want {
+			t.Errorf("%s\n got %s\nwant %s", in, got, want)
+		}
+	}
+	f(`{"jsonrpc":"2.0","id":1,"method":"count"}`, `{"jsonrpc":"2.0","id":1,"result":"a"}`)
+	f(`{"jsonrpc":"2.0","id":2,"method":"count"}`, `{"jsonrpc":"2.0","id":2,"result":"a"}`)
+	f(`{"jsonrpc":"2.0","id":3,"method":"count"}`, `{"jsonrpc":"2.0","id":3,"error":{"code":-32005,"message":"Limit exceeded"}}`)
+	f(`[{"jsonrpc":"2.0","id":4,"method":"count"},{"jsonrpc":"2.0","id":5,"method":"subtract","params":[3,1]}]`,
+		`[{"jsonrpc":"2.0","id":4,"error":{"code":-32005,"message":"Limit exceeded"}},{"jsonrpc":"2.0","id":5,"result":2}]`)
+	if n := u.count("count"); n != 2 {
+		t.Errorf("count reached the upstream %d times, want 2", n)
+	}
+	start := time.Now()
+	f(`{"jsonrpc":"2.0","id":6,"method":"sleep","params":[2000]}`,
+		`{"jsonrpc":"2.0","id":6,"error":{"code":-32003,"message":"Request timed out","data":"no upstream answered within 50ms"}}`)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the timed-out call took %v", d)
+	}
+	f(`{"jsonrpc":"2.0","id":7,"method":"sleep","params":[1]}`, `{"jsonrpc":"2.0","id":7,"result":1}`)
+}
