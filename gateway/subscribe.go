@@ -131,6 +131,8 @@ func (r *Relay) State(st client.State) {
 
 // end sends s's client the notification that ends it with an error.
 func (s *subscription) end(upstream string) {
+	s.mu.Lock() // after a notification being sent
+	defer s.mu.Unlock()
 	if s.ended.Swap(true) {
 		return
 	}
