@@ -106,7 +106,7 @@ for transport in ("http", "tcp"):
             note = " (%d failed)" % failed if failed else ""
             print("| %s | %s | %s | %.0f%s | %s | %.0f | %s |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added))
 try:
-    _, before, after = open(sys.argv[2]).read().split()
+    before, after = open(sys.argv[2]).read().split()
     print("\nproxy RSS: %d KiB before, %d KiB with 2,000 idle TCP client connections: %.1f KiB each" % (int(before), int(after), (int(after) - int(before)) / 2000))
 except Exception:
     pass
