@@ -114,7 +114,7 @@ func parseProxy(args []string, stderr io.Writer) (*proxyConfig, error) {
 		cfg.upstreams = append(cfg.upstreams, urls...)
 		return err
 	})
-	fs.Func("route", "send the methods `PREFIX=URL[,URL...]` matches to those upstreams (repeatable; PREFIX is a method name, or a prefix ending in * or _; no URL refuses them)", func(v string) error {
+	fs.Func("route", "route methods to other upstreams: `PREFIX=URL[,URL...]` (repeatable; PREFIX is a method name, or a prefix ending in * or _; no URL refuses them: -32601)", func(v string) error {
 		match, list, ok := strings.Cut(v, "=")
 		if !ok || match == "" {
 			return errors.New("want PREFIX=URL[,URL...]")
