@@ -5,7 +5,7 @@ package dispatch
 // its method table: package gateway forwards them upstream. The engine
 // still does what every message needs: parsing, the answers to messages
 // that do not parse or are invalid, responses to the connection's Peer,
-// the connection's charge, and where the message runs (a worker for calls
+// the connection's charge (by Options.MethodCosts, by name), and where the message runs (a worker for calls
 // and batches, the connection's serial queue for notifications, which
 // keep their order). Nothing here is on the path of an engine without a
 // Forwarder but one nil check.
@@ -14,6 +14,7 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
@@ -65,13 +66,39 @@ func forwardRoute(m *decode.Message) engineconn.Route {
 // forward hands the message parsed into s to the Forwarder, once the
 // connection's charge allows it.
 func (e *Engine) forward(ctx context.Context, p *policy, s *state, dst []byte, m *decode.Message) []byte {
-	if m.Kind == decode.Batch {
-		e.lookupBatch(s)
-	}
-	if !e.charged(p, s, m, nil, &dst) {
-		return dst
+	if p != nil && p.charge != nil {
+		if n := e.forwardCost(s, m); n > 0 && !p.charge(n) {
+			return e.appendRejection(dst, s, m, encode.CodeLimitExceeded)
+		}
 	}
 	return e.fwd.Forward(ctx, dst, &s.p)
+}
+
+// forwardCost is what a forwarded message costs its client's rate: each
+// call and notification its method's Options.MethodCosts (by name; 1 when
+// it has none), an invalid member 1, a response nothing.
+func (e *Engine) forwardCost(s *state, m *decode.Message) int {
+	if m.Kind != decode.Batch {
+		return e.nameCost(m.Kind, m.Method)
+	}
+	n := 0
+	for i := range s.p.BatchLen() {
+		kind, name := s.p.BatchMethod(i)
+		n += e.nameCost(kind, name)
+	}
+	return max(n, 1)
+}
+
+func (e *Engine) nameCost(kind decode.Kind, name []byte) int {
+	switch kind {
+	case decode.Result, decode.ErrorResponse:
+		return 0
+	case decode.Call, decode.Notification:
+		if c := e.costs[string(name)]; c > 0 {
+			return c
+		}
+	}
+	return 1
 }
 
 // Send writes msg, one complete JSON-RPC message, to the peer now: a

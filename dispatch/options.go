@@ -77,7 +77,8 @@ type Options struct {
 	Codes *Codes
 	// Forward, when set, takes over every call, notification and batch:
 	// the engine parses them and hands them to it instead of its method
-	// table (a gateway; see Forwarder). Default nil.
+	// table (a gateway; see Forwarder); MethodCosts then price them by
+	// method name. Default nil.
 	Forward Forwarder
 }
 

@@ -141,7 +141,7 @@ func (g *Gateway) enqueue(st *fwdState, s *slot) {
 		st.subs = append(st.subs, subBatch{g: s.r.group, b: s.r.group.Pool.NewBatch(), r: s.r})
 	}
 	sb := &st.subs[s.sub]
-	sb.timeout = max(sb.timeout, s.r.timeout)
+	sb.timeout = max(sb.timeout, g.timeout(s.r, s.m.Method))
 	s.r.calls.Add(1)
 	method := bytesconv.B2S(s.m.Method) // used only until the batch is sent
 	if s.m.Kind == decode.Call {

@@ -52,6 +52,10 @@ type Options struct {
 	// Timeout bounds each forwarded call and sub-batch (0: no bound but
 	// the client's; the call then costs no timer).
 	Timeout time.Duration
+	// MethodTimeouts bound the calls of these methods (exact names) instead
+	// of their route's Timeout (jetrpc proxy --method-timeout); a sub-batch
+	// gets the longest of its members'.
+	MethodTimeouts map[string]time.Duration
 	// Cache keeps answers that CachePolicy allows (both or neither).
 	Cache       cache.Store
 	CachePolicy cache.Policy
@@ -64,11 +68,12 @@ type Options struct {
 // Gateway forwards JSON-RPC messages to upstream groups. It implements
 // dispatch.Forwarder; it is safe for concurrent use.
 type Gateway struct {
-	t      *table
-	store  cache.Store
-	policy cache.Policy
-	probe  Probe
-	health health
+	t        *table
+	timeouts map[string]time.Duration // Options.MethodTimeouts
+	store    cache.Store
+	policy   cache.Policy
+	probe    Probe
+	health   health
 
 	states sync.Pool     // *fwdState
 	next   atomic.Uint32 // round robin of subscriptions (subscribe.go)
@@ -88,7 +93,7 @@ func New(opts *Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{t: t, store: opts.Cache, policy: opts.CachePolicy, probe: opts.Probe}
+	g := &Gateway{t: t, timeouts: opts.MethodTimeouts, store: opts.Cache, policy: opts.CachePolicy, probe: opts.Probe}
 	g.states.New = func() any { return new(fwdState) }
 	g.health.init(t)
 	return g, nil
@@ -158,9 +163,10 @@ func (g *Gateway) forwardOne(ctx context.Context, dst []byte, m *decode.Message)
 			}
 		}
 	}
-	out, err := g.call(ctx, r, dst, method, m.Params)
+	timeout := g.timeout(r, m.Method)
+	out, err := g.call(ctx, r, timeout, dst, method, m.Params)
 	if err != nil {
-		return appendError(dst[:start], m.ID, err, r.timeout)
+		return appendError(dst[:start], m.ID, err, timeout)
 	}
 	if cacheable && g.policy.Keep(m.Method, m.Params, out[head:]) {
 		g.store.Set(st.key, out[head:], ttl)
@@ -168,13 +174,21 @@ func (g *Gateway) forwardOne(ctx context.Context, dst []byte, m *decode.Message)
 	return encode.AppendResultEnd(out)
 }
 
-// call makes one call on r's group, under r's timeout, and counts it.
-func (g *Gateway) call(ctx context.Context, r *route, dst []byte, method string, params []byte) ([]byte, error) {
+// timeout returns the bound of a call of method on route r.
+func (g *Gateway) timeout(r *route, method []byte) time.Duration {
+	if d, ok := g.timeouts[string(method)]; ok {
+		return d
+	}
+	return r.timeout
+}
+
+// call makes one call on r's group, under timeout, and counts it.
+func (g *Gateway) call(ctx context.Context, r *route, timeout time.Duration, dst []byte, method string, params []byte) ([]byte, error) {
 	t0 := time.Now()
 	var out []byte
 	var err error
-	if r.timeout > 0 {
-		tctx, cancel := context.WithTimeout(ctx, r.timeout)
+	if timeout > 0 {
+		tctx, cancel := context.WithTimeout(ctx, timeout)
 		out, err = r.group.Pool.CallRaw(tctx, dst, method, params)
 		cancel()
 	} else {

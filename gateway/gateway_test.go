@@ -160,7 +160,7 @@ func TestRoutePolicy(t *testing.T) {
 	e := engine(t, newGateway(t, &gateway.Options{Default: g, Routes: []gateway.Route{
 		{Match: "count", Group: g, Rate: 0.001, Burst: 4, Cost: 2}, // two calls, then none for a long while
 		{Match: "sleep", Group: g, Timeout: 50 * time.Millisecond},
-	}}))
+	}, MethodTimeouts: map[string]time.Duration{"echo": time.Hour, "subtract": 10 * time.Millisecond}}))
 	f := func(in, want string) {
 		t.Helper()
 		if got := string(e.Process(nil, []byte(in))); got != want {
@@ -182,4 +182,8 @@ func TestRoutePolicy(t *testing.T) {
 		t.Errorf("the timed-out call took %v", d)
 	}
 	f(`{"jsonrpc":"2.0","id":7,"method":"sleep","params":[1]}`, `{"jsonrpc":"2.0","id":7,"result":1}`)
+	// A method's own timeout; a sub-batch gets its members' longest.
+	f(`{"jsonrpc":"2.0","id":8,"method":"echo","params":[1]}`, `{"jsonrpc":"2.0","id":8,"result":[1]}`)
+	f(`[{"jsonrpc":"2.0","id":9,"method":"sleep","params":[100]},{"jsonrpc":"2.0","id":10,"method":"echo","params":[2]}]`,
+		`[{"jsonrpc":"2.0","id":9,"result":100},{"jsonrpc":"2.0","id":10,"result":[2]}]`)
 }

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ type proxyConfig struct {
 	probe      string
 	probeEvery time.Duration
 	cache      proxyCacheFlags
+	timeouts   map[string]time.Duration // --method-timeout
+	costs      map[string]int           // --method-cost
 }
 
 // proxyRoute is one --route PREFIX=URL[,URL...].
@@ -78,7 +81,8 @@ func proxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	eopts := cfg.serve.limits.engineOptions(dispatch.Options{MaxBatch: cfg.serve.maxBatch, MaxWorkers: cfg.serve.workers,
-		Logger: log, Observer: obs.observer(), Forward: gw})
+		Logger: log, Observer: obs.observer(), Forward: gw, MethodCosts: cfg.costs})
+	cfg.serve.policy.costs = cfg.costs // an HTTP body priced by them too (newServer)
 	e := dispatch.New(eopts)
 	defer e.Close()
 	for _, mw := range obs.use {
@@ -141,6 +145,23 @@ func parseProxy(args []string, stderr io.Writer) (*proxyConfig, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "most time a forwarded call may take (0: no bound)")
 	fs.StringVar(&cfg.probe, "probe", "web3_clientVersion", "health probe `METHOD` called on every upstream (any answer is healthy; empty: off)")
 	fs.DurationVar(&cfg.probeEvery, "probe-every", 5*time.Second, "time between health probes")
+	cfg.timeouts, cfg.costs = map[string]time.Duration{}, map[string]int{}
+	fs.Var(&pairFlag{"method-timeout", func(m, v string) error {
+		d, err := time.ParseDuration(v)
+		if err == nil && d <= 0 {
+			err = errors.New("want a positive duration")
+		}
+		cfg.timeouts[m] = d
+		return err
+	}}, "method-timeout", "`NAME=DURATION`: the method's own --timeout (repeatable)")
+	fs.Var(&pairFlag{"method-cost", func(m, v string) error {
+		n, err := strconv.Atoi(v)
+		if err == nil && n < 1 {
+			err = errors.New("want a whole number of at least 1")
+		}
+		cfg.costs[m] = n
+		return err
+	}}, "method-cost", "`NAME=N`: what a call of the method takes from its client's --rate-limit (repeatable; default 1)")
 	cfg.cache.define(fs) // proxy_cache.go
 	fs.Func("config", "read flags from the YAML `FILE` (keys are flag names, a list repeats a flag; later flags override)", func(path string) error {
 		return applyConfig(fs, path)
@@ -294,7 +315,7 @@ func (cfg *proxyConfig) gateway(ctx context.Context) (*gateway.Gateway, func(), 
 		byList[key] = g
 		return g, nil
 	}
-	opts := &gateway.Options{Timeout: cfg.timeout,
+	opts := &gateway.Options{Timeout: cfg.timeout, MethodTimeouts: cfg.timeouts,
 		Probe: gateway.Probe{Method: cfg.probe, Every: cfg.probeEvery}}
 	var err error
 	if len(cfg.upstreams) > 0 {

@@ -56,6 +56,8 @@ func TestProxyFlags(t *testing.T) {
 	bad("want PREFIX=URL[,URL...]", "--upstream", "tcp://a:1", "--route", "eth_")
 	bad("--hedge-after -1s: must not be negative", "--upstream", "tcp://a:1", "--hedge-after", "-1s")
 	bad("--probe-every 0: must be above 0", "--upstream", "tcp://a:1", "--probe-every", "0")
+	bad(`--method-timeout "eth_call=0s": want a positive duration`, "--upstream", "tcp://a:1", "--method-timeout", "eth_call=0s")
+	bad(`--method-cost "eth_getLogs=x"`, "--upstream", "tcp://a:1", "--method-cost", "eth_getLogs=x")
 	bad("--tcp", "--upstream", "tcp://a:1", "--tcp", "nonsense")
 	os.WriteFile(conf, []byte("upstreams: tcp://a:1\n"), 0o600)
 	bad(`unknown key "upstreams" (keys are the flags' names)`, "--config", conf)
@@ -91,6 +93,24 @@ func TestBinaryProxy(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":1,"result":["hello",5]},{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}]`)
 	h := newTestHTTP(t)
 	h.await(t, "http://"+addrs["http"]+"/readyz", http.StatusOK)
+	// --method-timeout and --method-cost, with serve's --rate-limit.
+	p2 := startBinary(t, nil, nil, "proxy", "--upstream", "tcp://"+ua["tcp"], "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0",
+		"--method-timeout", "sleep=100ms", "--method-cost", "get_data=3", "--rate-limit", "0.01", "--rate-burst", "4")
+	a2 := p2.stderr.listening(t, "tcp", "http")
+	c2 := dialLines(t, a2["tcp"])
+	for _, step := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[3000]}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"Request timed out","data":"no upstream answered within 100ms"}}`},
+		{`{"jsonrpc":"2.0","id":2,"method":"get_data"}`, `{"jsonrpc":"2.0","id":2,"result":["hello",5]}`}, // 1 + 3 = the burst
+		{`{"jsonrpc":"2.0","id":3,"method":"get_data"}`, `{"jsonrpc":"2.0","id":3,"error":{"code":-32005,"message":"Limit exceeded"}}`},
+	} {
+		if got := c2.call(step.in); got != step.want {
+			t.Errorf("%s\n got %s\nwant %s", step.in, got, step.want)
+		}
+	}
+	p2.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p2.exit(t); code != 0 {
+		t.Errorf("second proxy exit %d", code)
+	}
 	h.await(t, "http://"+addrs["admin"]+"/metrics", http.StatusOK)
 	if _, body := h.get(t, "http://"+addrs["admin"]+"/metrics"); !strings.Contains(body, `jetrpc_gateway_route_calls_total{group="default",route="*"}`) {
 		t.Errorf("no gateway metrics:\n%s", body)
