@@ -503,4 +503,3 @@ func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
 }
-
