@@ -74,6 +74,7 @@ type Engine struct {
 	errResult   *encode.Error // a result that is not one valid JSON value
 	dropped     atomic.Uint64
 
+	fwd        Forwarder      // Options.Forward (forward.go)
 	obs        Observer       // nil: nothing observed (observe.go)
 	unknownObs MethodObserver // the calls of unknown methods
 	epoch      time.Time      // observed calls are timed from it
@@ -117,6 +118,7 @@ func New(opts *Options) *Engine {
 	}
 	if opts != nil {
 		e.timeouts, e.costs = opts.MethodTimeouts, opts.MethodCosts
+		e.fwd = opts.Forward
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.states.New = func() any { return e.newState() }

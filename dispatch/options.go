@@ -75,6 +75,11 @@ type Options struct {
 	// engine's, encode.CodeOverloaded and the rest). A protocol whose codes
 	// in -32000..-32099 mean other things sets them; see Codes.
 	Codes *Codes
+	// Forward, when set, takes over every call, notification and batch:
+	// the engine parses them and hands them to it instead of its method
+	// table (a gateway; see Forwarder); MethodCosts then price them by
+	// method name. Default nil.
+	Forward Forwarder
 }
 
 // DefaultMaxBatchResponse is the MaxBatchResponse used when 0 is given.

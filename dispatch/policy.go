@@ -179,6 +179,8 @@ func (e *Engine) MessageCost(msg []byte) int {
 	switch {
 	case err != nil:
 		return 1
+	case e.forwards(m):
+		return e.forwardCost(s, m)
 	case m.Kind == decode.Batch:
 		e.lookupBatch(s)
 		return costOf(s, m, nil)

@@ -35,6 +35,8 @@ func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte
 	m, err := s.p.Parse(msg)
 	batch := 0
 	switch {
+	case err == nil && e.forwards(m):
+		dst = e.forward(ctx, p, s, dst, m)
 	case err == nil && m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
 		e.lookupBatch(s)

@@ -16,6 +16,7 @@ type routed struct {
 	md    *method // a single message's method
 	size  int     // the message's bytes
 	batch int     // the batch's members (0: not a batch)
+	fwd   bool    // for the Forwarder (forward.go)
 }
 
 func (r *routed) Route() engineconn.Route { return r.route }
@@ -42,6 +43,10 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]
 	switch {
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
+	case e.forwards(m):
+		r := e.routed(s, forwardRoute(m), nil, len(msg), 0)
+		r.fwd = true
+		return dst, r
 	case m.Kind == decode.Batch:
 		batch = s.p.BatchLen()
 		route := e.lookupBatch(s)
@@ -82,9 +87,12 @@ func (e *Engine) routed(s *state, route engineconn.Route, md *method, size, batc
 func (e *Engine) run(ctx context.Context, dst []byte, r *routed) []byte {
 	s := r.s
 	start := len(dst)
-	if r.batch > 0 {
+	switch {
+	case r.fwd:
+		dst = e.forward(ctx, s.pol, s, dst, s.p.Message())
+	case r.batch > 0:
 		dst = e.processBatch(ctx, s, dst, r.size)
-	} else {
+	default:
 		s.cc.parent = ctx
 		dst = e.processOne(&s.cc, dst, s.p.Message(), r.md)
 	}

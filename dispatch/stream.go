@@ -29,7 +29,13 @@ func (e *Engine) processStream(ctx context.Context, p *policy, msg []byte, emit 
 	s.pol = p
 	m, err := s.p.Parse(msg)
 	out, batch := 0, 0
-	if err == nil && m.Kind == decode.Batch {
+	if err == nil && e.forwards(m) {
+		b := pool.GetBuffer()
+		b.B = e.forward(ctx, p, s, b.B, m)
+		out = len(b.B)
+		emitNonEmpty(emit, b.B)
+		pool.PutBuffer(b)
+	} else if err == nil && m.Kind == decode.Batch {
 		batch = s.p.BatchLen()
 		e.lookupBatch(s)
 		b := pool.GetBuffer()

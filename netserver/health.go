@@ -25,6 +25,7 @@ import (
 // use.
 type Health struct {
 	draining atomic.Bool
+	check    atomic.Pointer[func() error] // SetReadyCheck's
 	mu       sync.Mutex
 	since    time.Time // when Drain was first called
 }
@@ -43,6 +44,27 @@ func (h *Health) Drain() {
 
 // Ready reports whether h is ready, that is not draining.
 func (h *Health) Ready() bool { return !h.draining.Load() }
+
+// SetReadyCheck adds a condition to the readiness endpoint: while check
+// returns an error, /readyz answers 503 with the error's text (a gateway
+// with no upstream to call). The server serves as before; only the probe
+// changes. nil removes the check.
+func (h *Health) SetReadyCheck(check func() error) {
+	if check == nil {
+		h.check.Store(nil)
+		return
+	}
+	h.check.Store(&check)
+}
+
+// CheckReady returns the error of the SetReadyCheck condition (nil without
+// one).
+func (h *Health) CheckReady() error {
+	if f := h.check.Load(); f != nil {
+		return (*f)()
+	}
+	return nil
+}
 
 // waitDrain drains h and waits until delay has passed since the drain
 // began, or until ctx ends.

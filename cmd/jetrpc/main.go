@@ -31,6 +31,7 @@ const usage = `Usage: jetrpc <command> [flags]
 
 Commands:
   serve   run the demo JSON-RPC 2.0 server over TCP, HTTP and stdio
+  proxy   forward JSON-RPC calls to upstream servers: route, fail over, hedge, cache
   bench   load-test jetrpc beside an encoding/json baseline (or --target ADDR)
   call    send one request to a server and print the response
   gen     write a typed Go client and server interface from an OpenRPC document
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stdin, stdout, stderr)
+	case "proxy":
+		return proxy(ctx, args[1:], stdin, stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "call":

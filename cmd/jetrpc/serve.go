@@ -204,26 +204,11 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.SetOutput(stderr)
 	cfg := &serveConfig{}
 	var framing string
-	fs.StringVar(&cfg.tcp, "tcp", "127.0.0.1:7070", "serve raw TCP on `ADDR` (empty: off)")
-	fs.StringVar(&cfg.http, "http", "127.0.0.1:8080", "serve HTTP on `ADDR` (empty: off)")
-	fs.StringVar(&framing, "framing", "auto", "framing of TCP and stdio: auto, ndjson, header or len32")
-	fs.BoolVar(&cfg.stdio, "stdio", false, "serve on stdin/stdout, exit at EOF; TCP and HTTP then only if given")
-	fs.IntVar(&cfg.workers, "workers", 0, "most worker goroutines for blocking calls and batch members (0: 16384)")
-	fs.IntVar(&cfg.maxMessage, "max-message", frame.DefaultMaxMessage, "largest message in `BYTES`")
-	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
-	fs.IntVar(&cfg.compressMin, "compress-min", netserver.DefaultCompressMin,
-		"compress HTTP responses and WebSocket messages of at least `BYTES` (0: off)")
-	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
-	cfg.limits.define(fs)
+	cfg.defineListeners(fs, &framing)
 	cfg.policy.define(fs) // serve_policy.go
-	cfg.ops.define(fs)
-	cfg.sec.define(fs)
-	cfg.tls.define(fs)
 	cfg.acp.define(fs)
-	cfg.ipc.define(fs)
 	cfg.mcp.define(fs)
 	cfg.a2a.define(fs)
-	cfg.browser.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -232,6 +217,28 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		fmt.Fprintf(stderr, "jetrpc serve: %v\nRun \"jetrpc serve -h\" for usage.\n", err)
 	}
 	return cfg, err
+}
+
+// defineListeners adds the flags jetrpc serve shares with jetrpc proxy:
+// the listeners and their limits, operations, security, TLS, IPC and the
+// browser checks.
+func (cfg *serveConfig) defineListeners(fs *flag.FlagSet, framing *string) {
+	fs.StringVar(&cfg.tcp, "tcp", "127.0.0.1:7070", "serve raw TCP on `ADDR` (empty: off)")
+	fs.StringVar(&cfg.http, "http", "127.0.0.1:8080", "serve HTTP on `ADDR` (empty: off)")
+	fs.StringVar(framing, "framing", "auto", "framing of TCP and stdio: auto, ndjson, header or len32")
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve on stdin/stdout, exit at EOF; TCP and HTTP then only if given")
+	fs.IntVar(&cfg.workers, "workers", 0, "most worker goroutines for blocking calls and batch members (0: 16384)")
+	fs.IntVar(&cfg.maxMessage, "max-message", frame.DefaultMaxMessage, "largest message in `BYTES`")
+	fs.IntVar(&cfg.maxBatch, "max-batch", 1000, "most members of a batch")
+	fs.IntVar(&cfg.compressMin, "compress-min", netserver.DefaultCompressMin,
+		"compress HTTP responses and WebSocket messages of at least `BYTES` (0: off)")
+	fs.IntVar(&cfg.maxConns, "max-conns", 0, "most open connections per listener (0: no limit)")
+	cfg.limits.define(fs)
+	cfg.ops.define(fs)
+	cfg.sec.define(fs)
+	cfg.tls.define(fs)
+	cfg.ipc.define(fs)
+	cfg.browser.define(fs)
 }
 
 // check validates the parsed flags and fills in what derives from them.

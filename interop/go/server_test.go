@@ -73,8 +73,15 @@ type server struct {
 // within stopTimeout.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
+	return startCommand(t, "serve", args...)
+}
+
+// startCommand is startServer for another command with serve's listeners
+// ("proxy").
+func startCommand(t testing.TB, command string, args ...string) *server {
+	t.Helper()
 	s := &server{eof: make(chan struct{})}
-	s.cmd = exec.Command(jetrpcBin, append([]string{"serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)...)
+	s.cmd = exec.Command(jetrpcBin, append([]string{command, "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

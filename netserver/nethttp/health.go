@@ -29,8 +29,21 @@ func probe(h readier, ready bool) (int, string) {
 	if ready && !h.Ready() {
 		return http.StatusServiceUnavailable, "draining\n"
 	}
+	if c, ok := h.(interface{ CheckReady() error }); ok && ready {
+		if err := c.CheckReady(); err != nil {
+			return http.StatusServiceUnavailable, err.Error() + "\n"
+		}
+	}
 	return http.StatusOK, "ok\n"
 }
+
+// healthReadier is a server's readier with its Health's ready check.
+type healthReadier struct {
+	readier
+	h *netserver.Health
+}
+
+func (r healthReadier) CheckReady() error { return r.h.CheckReady() }
 
 // healthPaths are the endpoints of one HTTP server; an empty path is off.
 type healthPaths struct {
@@ -40,6 +53,9 @@ type healthPaths struct {
 
 // newHealthPaths returns the endpoints of opts, reporting h.
 func newHealthPaths(o *netserver.Options, h readier) healthPaths {
+	if o.Health != nil { // its ready check (Health.SetReadyCheck) too
+		h = healthReadier{h, o.Health}
+	}
 	return healthPaths{h: h, live: healthPath(o.HealthPath, DefaultHealthPath), ready: healthPath(o.ReadyPath, DefaultReadyPath)}
 }
 

@@ -8,13 +8,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/netserver"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
 )
 
 func TestHTTPHealth(t *testing.T)        { httpSuiteHealth(t, startFastHTTP) }
@@ -48,6 +51,30 @@ func httpSuiteHealth(t *testing.T, start httpStart) {
 	if r, _ := h.do(http.MethodPut, "readyz", nil, false); r.status != http.StatusMethodNotAllowed {
 		t.Errorf("PUT /readyz: %d, want 405", r.status)
 	}
+
+	// A ready check (Health.SetReadyCheck) fails /readyz only; calls go
+	// on.
+	var down atomic.Bool
+	health.SetReadyCheck(func() error {
+		if down.Load() {
+			return errors.New("no upstream ready")
+		}
+		return nil
+	})
+	probe(http.MethodGet, "readyz", 200, "ok\n")
+	down.Store(true)
+	probe(http.MethodGet, "readyz", 503, "no upstream ready\n")
+	probe(http.MethodGet, "healthz", 200, "ok\n")
+	if rr := httptest.NewRecorder(); true {
+		nethttp.ReadyHandler(health).ServeHTTP(rr, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		if rr.Code != 503 || rr.Body.String() != "no upstream ready\n" {
+			t.Errorf("ReadyHandler with a failing check: %d %q", rr.Code, rr.Body.String())
+		}
+	}
+	h.post(httpSubtract).wantCall(t, `"result":19`) // calls go on
+	down.Store(false)
+	probe(http.MethodGet, "readyz", 200, "ok\n")
+	health.SetReadyCheck(nil)
 
 	health.Drain()
 	probe(http.MethodGet, "readyz", 503, "draining\n")

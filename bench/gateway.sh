@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# bench/gateway.sh: jetrpc proxy beside a direct call and beside
+# net/http/httputil.ReverseProxy (bench/revproxy), on loopback, one run,
+# the targets interleaved round by round. For each of HTTP and TCP, single
+# calls (small) and batches of 10 (batch10): calls/s under load (32 conns x
+# 16 in flight) and p50 at one call at a time (the latency a proxy adds),
+# then the proxy's memory per idle client connection.
+#
+#   bench/gateway.sh [ROUNDS] [SECONDS]     (defaults 3 and 2)
+#
+# Needs go and python3. Prints a Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3}
+SECS=${2:-2}
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+go build -o "$tmp/jetrpc" ./cmd/jetrpc
+go build -o "$tmp/revproxy" ./bench/revproxy
+
+# start NAME CMD... : runs CMD, waits for its listening lines, sets
+# ADDR_<NAME>_<KIND> for each.
+start() {
+	local name=$1; shift
+	"$@" 2>"$tmp/$name.log" &
+	pids+=($!)
+	eval "PID_$name=$!"
+	for _ in $(seq 100); do grep -q '^listening' "$tmp/$name.log" && sleep 0.2 && break; sleep 0.05; done
+	while read -r _ kind addr; do eval "ADDR_${name}_${kind}=$addr"; done < <(grep '^listening' "$tmp/$name.log")
+}
+start up "$tmp/jetrpc" serve --tcp 127.0.0.1:0 --http 127.0.0.1:0
+start rp "$tmp/revproxy" --upstream "http://$ADDR_up_http/"
+start gwt "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
+start gwh "$tmp/jetrpc" proxy --upstream "http://$ADDR_up_http/" --tcp "" --http 127.0.0.1:0 --probe ""
+
+# name transport target
+targets=(
+	"direct|http|$ADDR_up_http"
+	"ReverseProxy|http|$ADDR_rp_http"
+	"jetrpc proxy, TCP upstream|http|$ADDR_gwt_http"
+	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http"
+	"direct|tcp|$ADDR_up_tcp"
+	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp"
+)
+out="$tmp/results.jsonl"
+for round in $(seq "$ROUNDS"); do
+	for mix in small batch10; do
+		for load in "32 16" "1 1"; do
+			set -- $load
+			for t in "${targets[@]}"; do
+				IFS='|' read -r name transport addr <<<"$t"
+				"$tmp/jetrpc" bench --target "$addr" --transport "$transport" --mix "$mix" --conns "$1" --pipeline "$2" \
+					--duration "${SECS}s" --rounds 1 --json 2>/dev/null |
+					python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["servers"][0]; print(json.dumps({"name":sys.argv[1],"transport":sys.argv[2],"mix":sys.argv[3],"conns":int(sys.argv[4]),"rps":s["req_per_s"],"p50":s["latency_us"]["p50"],"failed":s["failed"]+s["errors"]+s["unanswered"]}))' \
+						"$name" "$transport" "$mix" "$1" >>"$out"
+			done
+		done
+	done
+done
+
+# Memory per idle client connection: 2,000 TCP connections to the proxy,
+# each answered one call, then left open.
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+before=$(rss "$PID_gwt")
+python3 - "$ADDR_gwt_tcp" "$PID_gwt" "$before" >"$tmp/mem.txt" <<'PY'
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+pid, before = sys.argv[2], int(sys.argv[3])
+conns = []
+for i in range(2000):
+    s = socket.create_connection((host, int(port)))
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subtract","params":[2,1]}\n')
+    conns.append(s)
+for s in conns:
+    s.recv(100)
+time.sleep(2)
+rss = [int(l.split()[1]) for l in open("/proc/%s/status" % pid) if l.startswith("VmRSS")][0]
+print("%d %d" % (before, rss))
+PY
+
+python3 - "$out" "$tmp/mem.txt" <<'PY'
+import json, sys, statistics
+rows = [json.loads(l) for l in open(sys.argv[1])]
+def med(xs): return statistics.median(xs)
+print("| client | through | mix | calls/s (32x16) | vs ReverseProxy | p50 µs (1x1) | p50 added µs |")
+print("|---|---|---|---:|---:|---:|---:|")
+for transport in ("http", "tcp"):
+    for mix in ("small", "batch10"):
+        sel = [r for r in rows if r["transport"] == transport and r["mix"] == mix]
+        names = []
+        for r in sel:
+            if r["name"] not in names: names.append(r["name"])
+        stat = {}
+        for n in names:
+            load = [r for r in sel if r["name"] == n and r["conns"] == 32]
+            lat = [r for r in sel if r["name"] == n and r["conns"] == 1]
+            stat[n] = (med([r["rps"] for r in load]), med([r["p50"] for r in lat]), sum(r["failed"] for r in load + lat))
+        calls = 10 if mix == "batch10" else 1
+        rp = stat.get("ReverseProxy")
+        for n in names:
+            rps, p50, failed = stat[n]
+            ratio = "%.2fx" % (rps / rp[0]) if rp and n != "ReverseProxy" and n != "direct" else ""
+            added = "" if n == "direct" else "%.0f" % (p50 - stat["direct"][1])
+            note = " (%d failed)" % failed if failed else ""
+            print("| %s | %s | %s | %.0f%s | %s | %.0f | %s |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added))
+try:
+    before, after = open(sys.argv[2]).read().split()
+    print("\nproxy RSS: %d KiB before, %d KiB with 2,000 idle TCP client connections: %.1f KiB each" % (int(before), int(after), (int(after) - int(before)) / 2000))
+except Exception:
+    pass
+PY
