@@ -6,8 +6,10 @@ package streamtest
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
@@ -141,4 +143,60 @@ func writeOpen(w *dispatch.ResultWriter, n int) {
 func writeMany(w *dispatch.ResultWriter, n int) error {
 	writeOpen(w, n)
 	return w.EndArray()
+}
+
+// Forever is a method stream_forever that streams a string until a write
+// fails (the client went away, its context ended), then reports the
+// error on ended.
+func Forever(ended chan<- error) dispatch.Method {
+	return dispatch.Method{Name: "stream_forever", Handler: dispatch.HandlerFunc(
+		func(ctx context.Context, _, dst []byte) ([]byte, error) {
+			w := dispatch.StreamResult(ctx)
+			w.BeginString()
+			piece := []byte(strings.Repeat("y", 4096))
+			for {
+				if _, err := w.Write(piece); err != nil {
+					ended <- err
+					return dst, err
+				}
+				if err := ctx.Err(); err != nil {
+					ended <- err
+					return dst, err
+				}
+			}
+		})}
+}
+
+// Call is the call of c's method with id.
+func Call(method string, id int) string {
+	return `{"jsonrpc":"2.0","method":"` + method + `","params":[],"id":` + strconv.Itoa(id) + `}`
+}
+
+// Check checks that raw is one valid response to c with id: its result,
+// or its error code (cut cases where the result was held).
+func Check(t testing.TB, c Case, id int, raw []byte) {
+	t.Helper()
+	var r struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.JSONRPC != "2.0" {
+		t.Fatalf("%s: not one valid response (%v): %.200s", c.Method, err, raw)
+	}
+	if string(r.ID) != strconv.Itoa(id) {
+		t.Fatalf("%s: id %s, want %d", c.Method, r.ID, id)
+	}
+	if c.Result != "" {
+		if r.Error != nil || string(r.Result) != c.Result {
+			t.Fatalf("%s: got %.200s, want result %.100s", c.Method, raw, c.Result)
+		}
+		return
+	}
+	if r.Error == nil || r.Error.Code != c.Code || r.Result != nil {
+		t.Fatalf("%s: got %.200s, want error %d", c.Method, raw, c.Code)
+	}
 }
