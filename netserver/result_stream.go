@@ -155,6 +155,7 @@ func (s *resultStream) release(last []byte, cut bool) {
 			c.out.Out = append(c.out.Out, last...)
 			c.addPending(int64(len(last)))
 			c.sealed = true
+			c.dc.Cancel() // their answers can no longer be written
 		}
 	}
 	c.flushLocked()

@@ -10,6 +10,8 @@ import (
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/streamtest"
+	"github.com/jetrpc/jetrpc/netserver/internal/servertest"
+	"github.com/valyala/fasthttp"
 )
 
 // streamSetup registers the streaming handlers of internal/streamtest.
@@ -141,4 +143,57 @@ func TestMaxResponseTCP(t *testing.T) {
 			t.Fatalf("ndjson blob: %v, %d bytes", err, len(r.Result))
 		}
 	}
+}
+
+// TestStreamResultWS: the table over WebSocket, where a streamed result is
+// one text message in fragments: every answer is one valid response with
+// its id, a call behind each is answered, a result cut off closes the
+// connection with 1011, and a blob over MaxResponse arrives whole (it is
+// never held).
+func TestStreamResultWS(t *testing.T) {
+	_, url := startWS(t, nil, streamSetup)
+	c := dialWS(t, url)
+	for i, sc := range streamtest.Cases {
+		if sc.Cut {
+			continue
+		}
+		wsSend(t, c, streamtest.Call(sc.Method, i+1))
+		wsSend(t, c, `{"jsonrpc":"2.0","method":"subtract","params":[5,3],"id":"after"}`)
+		got := map[string][]byte{}
+		for range 2 {
+			raw := wsRecv(t, c)
+			var r struct{ ID json.RawMessage }
+			json.Unmarshal(raw, &r)
+			got[string(r.ID)] = raw
+		}
+		streamtest.Check(t, sc, i+1, got[strconv.Itoa(i+1)])
+		expectResult(t, got[`"after"`], `"after"`, `2`)
+	}
+	for i, sc := range streamtest.Cases {
+		if sc.Cut {
+			c := dialWS(t, url)
+			wsSend(t, c, streamtest.Call(sc.Method, i+1))
+			wsExpectClose(t, c, 1011)
+		}
+	}
+}
+
+// TestMaxResponseWS: over WebSocket a returned result over MaxResponse is
+// the error with its id and the connection goes on; a streamed blob over
+// it arrives whole.
+func TestMaxResponseWS(t *testing.T) {
+	const limit = 64 << 10
+	warmWS.Do(func() { var h fasthttp.ResponseHeader; h.AppendBytes(nil) })
+	checkGoroutines(t)
+	hs := NewHTTPTest(newEngineWith(t, dispatch.Options{MaxResponse: limit}), &Options{Logger: quiet})
+	c := dialWS(t, "ws://"+servertest.Serve(t, hs, ErrServerClosed)+"/ws")
+	wsSend(t, c, `{"jsonrpc":"2.0","method":"echo","params":["`+strings.Repeat("z", limit)+`"],"id":7}`)
+	expectError(t, wsRecv(t, c), `7`, -32000)
+	wsSend(t, c, `{"jsonrpc":"2.0","method":"blob","params":[1048576],"id":9}`)
+	var r struct{ Result string }
+	if raw := wsRecv(t, c); json.Unmarshal(raw, &r) != nil || len(r.Result) != 1<<20 {
+		t.Fatalf("blob: %d bytes", len(r.Result))
+	}
+	wsSend(t, c, `{"jsonrpc":"2.0","method":"subtract","params":[5,3],"id":8}`)
+	expectResult(t, wsRecv(t, c), `8`, `2`)
 }
