@@ -90,6 +90,7 @@ type method struct {
 	inline     bool
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
+	streams    bool           // Method.Streams
 	idx        int            // its index in Engine.all (MethodSet's bit)
 	price      int            // Method.Cost, at least 1
 	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
@@ -226,7 +227,8 @@ func (e *Engine) Freeze() {
 		md := &method{e: e, name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
 		md.idx, md.price = len(ms), max(m.Cost, 1)
 		e.setTimeout(md, m)
-		md.cost.never.Store(m.CallsPeer)
+		md.streams = m.Streams
+		md.cost.never.Store(m.CallsPeer || m.Streams)
 		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)

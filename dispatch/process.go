@@ -116,6 +116,11 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		}
 		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	}
+	if md.streams && m.Kind == decode.Call && !cc.inBatch {
+		if s := detacher(cc.parent); s != nil { // result_detach.go
+			return e.serveDetached(cc, dst, m, md, s)
+		}
+	}
 	h := cc.take()
 	h.setRequest(md, m)
 	var t0 time.Duration

@@ -129,7 +129,10 @@ func StreamResult(ctx context.Context) *ResultWriter {
 	case h.idp == nil: // a notification: nothing is answered
 		w.sink = discard{}
 	case !h.inBatch:
-		if s, _ := h.parent.Value(engineconn.StreamKey{}).(engineconn.Streamer); s != nil {
+		// A Detacher's pieces can go out only once the caller returned:
+		// a call running on the caller's goroutine holds its result.
+		s, _ := h.parent.Value(engineconn.StreamKey{}).(engineconn.Streamer)
+		if _, det := s.(engineconn.Detacher); !det && s != nil {
 			w.sink = s
 			w.buf.B = encode.AppendResultStart(w.buf.B, h.id())
 			w.hdr = len(w.buf.B)

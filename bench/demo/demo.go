@@ -40,7 +40,7 @@ func rawMethods() []dispatch.Method {
 		{Name: "callback", Handler: dispatch.HandlerFunc(callback)},
 		{Name: "demo_subscribe", Handler: dispatch.HandlerFunc(demoSubscribe)},
 		{Name: "demo_unsubscribe", Handler: dispatch.HandlerFunc(demoUnsubscribe), Inline: true},
-		{Name: "blob", Handler: dispatch.HandlerFunc(blob)},
+		{Name: "blob", Handler: dispatch.HandlerFunc(blob), Streams: true},
 	}
 }
 

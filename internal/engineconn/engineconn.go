@@ -204,3 +204,19 @@ type Streamer interface {
 	// WebSocket close 1011) and b is nil.
 	End(b []byte, ok bool)
 }
+
+// Detacher is a Streamer that can write a response's pieces only after
+// the goroutine that called the engine returned (fasthttp writes a body
+// after its handler returns). For it the engine runs a call of a
+// dispatch.Method with Streams on a goroutine of its own and returns from
+// Process without a response as soon as the first piece is handed to
+// Piece (which then waits until the transport reads it); the transport
+// tells that case by its Streamer having been given a piece. A call that
+// ends before its first piece is answered by Process as usual.
+type Detacher interface {
+	Streamer
+	// Detached is called on the call's goroutine when its first piece
+	// is coming, before the caller returns: from then on the transport
+	// sends the response's pieces itself.
+	Detached()
+}

@@ -61,11 +61,10 @@ var Cases = []Case{
 
 var errLate = dispatch.NewError(CodeLate, "failed", nil)
 
-// Methods are the streaming handlers of Cases (not Inline: they may block
-// on the connection).
+// Methods are the streaming handlers of Cases, with Method.Streams.
 func Methods() []dispatch.Method {
 	m := func(name string, f func(w *dispatch.ResultWriter) error) dispatch.Method {
-		return dispatch.Method{Name: name, Handler: dispatch.HandlerFunc(
+		return dispatch.Method{Name: name, Streams: true, Handler: dispatch.HandlerFunc(
 			func(ctx context.Context, _, dst []byte) ([]byte, error) {
 				return dst, f(dispatch.StreamResult(ctx))
 			})}
@@ -119,7 +118,7 @@ func Methods() []dispatch.Method {
 			writeOpen(w, 30000)
 			return nil
 		}),
-		{Name: "stream_returns_too", Handler: dispatch.HandlerFunc(
+		{Name: "stream_returns_too", Streams: true, Handler: dispatch.HandlerFunc(
 			func(ctx context.Context, _, dst []byte) ([]byte, error) {
 				dispatch.StreamResult(ctx).Value([]byte("1"))
 				return append(dst, "2"...), nil // a result returned as well: refused
@@ -149,7 +148,7 @@ func writeMany(w *dispatch.ResultWriter, n int) error {
 // fails (the client went away, its context ended), then reports the
 // error on ended.
 func Forever(ended chan<- error) dispatch.Method {
-	return dispatch.Method{Name: "stream_forever", Handler: dispatch.HandlerFunc(
+	return dispatch.Method{Name: "stream_forever", Streams: true, Handler: dispatch.HandlerFunc(
 		func(ctx context.Context, _, dst []byte) ([]byte, error) {
 			w := dispatch.StreamResult(ctx)
 			w.BeginString()

@@ -39,7 +39,8 @@ func (l httpListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
-	c.ctx = seam.WithTLS(withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr()), nc)
+	c.stream.Context = seam.WithTLS(withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr()), nc)
+	c.ctx = &c.stream // answers StreamKey while a POST is processed (http_stream.go)
 	c.admitConn() // MaxConnsPerIP (http_guard.go)
 	l.conns.add(c)
 	c.lim.observe(netserver.HTTP, netserver.ConnOpened)
@@ -87,6 +88,8 @@ type httpConn struct {
 	closed atomic.Bool
 
 	guard guard.ConnState // netserver.Options.Guard's state of the connection (http_guard.go)
+
+	stream httpStream // streamed results of its requests (http_stream.go)
 }
 
 // lingerOnClose makes Close drain the input first.
