@@ -128,4 +128,3 @@ func TestStreamResultHTTPDisconnect(t *testing.T) {
 		}
 	}
 }
-

@@ -39,8 +39,9 @@ func (l httpListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
+	// c.stream answers StreamKey while a POST is processed (http_stream.go).
 	c.stream.Context = seam.WithTLS(withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr()), nc)
-	c.ctx = &c.stream // answers StreamKey while a POST is processed (http_stream.go)
+	c.ctx = &c.stream
 	c.admitConn() // MaxConnsPerIP (http_guard.go)
 	l.conns.add(c)
 	c.lim.observe(netserver.HTTP, netserver.ConnOpened)
