@@ -6,8 +6,8 @@ package nethttp
 //   - fasthttp writes a response only after its handler returned, so its
 //     connections offer an httpStream, an engineconn.Detacher: a call of
 //     a dispatch.Method with Streams runs on a goroutine of its own, and
-//     once its first piece comes the handler returns with the body a pipe
-//     that fasthttp reads and writes in chunks (Started). A call that
+//     once its first piece comes the handler returns with a streamBody,
+//     whose pieces fasthttp writes as chunks as the call hands them over. A call that
 //     ends before its first piece is answered as usual. Other handlers
 //     that take a ResultWriter are held (up to MaxResponse), since they
 //     run on the handler's goroutine. A request served through Handler
@@ -17,9 +17,9 @@ package nethttp
 //
 // A result that cannot be completed (its handler failed after pieces went
 // out) ends the body without its last chunk, so that no client takes it
-// for a whole answer: the pipe fails (fasthttp then closes the connection
-// without the terminating chunk), or the net/http handler panics with
-// http.ErrAbortHandler. A client that goes away fails the pieces' writes,
+// for a whole answer: streamBody.WriteTo fails (fasthttp then closes the
+// connection without the terminating chunk), or the net/http handler
+// panics with http.ErrAbortHandler. A client that goes away fails the pieces' writes,
 // which fails the handler's writes.
 //
 // Compression: a streamed body is sent as it is. The hook for compressing
@@ -40,20 +40,18 @@ import (
 // pieces went out.
 var errStreamCut = errors.New("nethttp: streamed response cut off (its handler failed)")
 
-// errClientGone fails the pieces still to come once fasthttp is done with
-// the body (it was written, or the client went away).
+// errClientGone fails the pieces of a body fasthttp never wrote.
 var errClientGone = errors.New("nethttp: streamed response's body closed")
 
 // httpStream is a fasthttp connection's Streamer for its current request,
 // and the parent context of its requests (it answers StreamKey while a
 // POST is processed). fasthttp serves one request of a connection at a
-// time; the pipe is made per streamed response.
+// time; a streamBody is made per streamed response.
 type httpStream struct {
 	context.Context
-	armed   bool // a POST is being processed: StreamKey answers
-	started bool // the current response is streamed (Started)
-	pr      *io.PipeReader
-	pw      *io.PipeWriter
+	armed   bool        // a POST is being processed: StreamKey answers
+	started bool        // the current response is streamed (Detached)
+	body    *streamBody // the current streamed response's
 }
 
 var _ engineconn.Detacher = (*httpStream)(nil)
@@ -69,24 +67,20 @@ func (s *httpStream) Value(key any) any {
 // that read the request returns, when the first piece is coming.
 func (s *httpStream) Detached() {
 	s.started = true
-	s.pr, s.pw = io.Pipe()
+	s.body = &streamBody{pieces: make(chan []byte), acks: make(chan error)}
 }
 
-// Piece hands b to fasthttp's body writer, waiting until it took it.
-func (s *httpStream) Piece(b []byte, first bool) error {
-	_, err := s.pw.Write(b)
-	return err
-}
+// Piece hands b to fasthttp's body writer and waits until it wrote it.
+func (s *httpStream) Piece(b []byte, first bool) error { return s.body.hand(b) }
 
 // End completes the body, or fails it.
 func (s *httpStream) End(b []byte, ok bool) {
-	if !ok {
-		s.pw.CloseWithError(errStreamCut)
-		return
+	if ok {
+		s.body.hand(b)
+	} else {
+		s.body.cut = true
 	}
-	if _, err := s.pw.Write(b); err == nil {
-		s.pw.Close()
-	}
+	close(s.body.pieces)
 }
 
 // streamOf returns the httpStream of ctx's connection (nil when the
@@ -106,7 +100,7 @@ func (s *httpStream) arm() {
 }
 
 // serveStreamed ends the processing of a POST: when its response is
-// streamed it makes the pipe the body, chunked, and reports true.
+// streamed it makes the pieces the body, chunked, and reports true.
 func serveStreamed(ctx *fasthttp.RequestCtx, s *httpStream) bool {
 	if s == nil {
 		return false
@@ -117,16 +111,90 @@ func serveStreamed(ctx *fasthttp.RequestCtx, s *httpStream) bool {
 	}
 	s.started = false
 	ctx.Response.Header.SetContentTypeBytes(jsonContentType)
-	ctx.SetBodyStream(streamBody{s.pr}, -1) // -1: chunked; the compression hook
+	ctx.SetBodyStream(s.body, -1) // -1: chunked; the compression hook
 	return true
 }
 
-// streamBody is the body fasthttp reads a streamed response from; it
-// closes it when done, which fails the pieces still to come.
-type streamBody struct{ pr *io.PipeReader }
+// streamBody is the body of a streamed response: the call's goroutine
+// hands each piece over (hand) and fasthttp writes it as one chunk
+// (WriteTo) and acknowledges it, so that a piece is never copied and a
+// slow client holds the handler. cut is written before pieces is closed.
+type streamBody struct {
+	pieces chan []byte
+	acks   chan error
+	cut    bool
+	ran    bool   // WriteTo ran (fasthttp's goroutine)
+	rest   []byte // Read's: what is left of the last piece
+	err    error  // Read's: the writer side failed
+}
 
-func (b streamBody) Read(p []byte) (int, error) { return b.pr.Read(p) }
-func (b streamBody) Close() error               { return b.pr.CloseWithError(errClientGone) }
+var _ fasthttp.BodyWriterTo = (*streamBody)(nil)
+
+// hand passes b to the writer and returns the write's error.
+func (b *streamBody) hand(p []byte) error {
+	b.pieces <- p
+	return <-b.acks
+}
+
+// SupportsBodyWriteTo makes fasthttp use WriteTo.
+func (b *streamBody) SupportsBodyWriteTo() bool { return true }
+
+// WriteTo writes each piece as it comes, until the last; after a failed
+// write it fails the pieces still to come. A body cut off returns an
+// error, so that fasthttp ends it without its last chunk.
+func (b *streamBody) WriteTo(w io.Writer) (int64, error) {
+	b.ran = true
+	var n int64
+	var werr error
+	for p := range b.pieces {
+		if werr == nil {
+			var k int
+			k, werr = w.Write(p)
+			n += int64(k)
+		}
+		b.acks <- werr
+	}
+	switch {
+	case werr != nil:
+		return n, werr
+	case b.cut:
+		return n, errStreamCut
+	}
+	return n, nil
+}
+
+// Read is io.Reader's, should fasthttp read the body instead.
+func (b *streamBody) Read(p []byte) (int, error) {
+	b.ran = true
+	for len(b.rest) == 0 {
+		piece, ok := <-b.pieces
+		if !ok {
+			if b.cut {
+				return 0, errStreamCut
+			}
+			return 0, io.EOF
+		}
+		b.rest = append(b.rest[:0], piece...)
+		b.acks <- nil
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+// Close is called by fasthttp when it is done with the body; one it never
+// wrote (the connection closed first) fails the pieces still to come.
+func (b *streamBody) Close() error {
+	if !b.ran {
+		b.ran = true
+		go func() {
+			for range b.pieces {
+				b.acks <- errClientGone
+			}
+		}()
+	}
+	return nil
+}
 
 // stdStream is the net/http adapter's Streamer for one request: it writes
 // the pieces to the ResponseWriter from the handler's goroutine.
