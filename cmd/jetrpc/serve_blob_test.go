@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/jetrpc/jetrpc/client"
 )
 
 // rssKiB reads a field (VmRSS, VmHWM) of /proc/PID/status in KiB.
@@ -182,6 +184,61 @@ func TestBinaryBlob(t *testing.T) {
 		}
 		return r, func() { c.Close() }
 	})
+}
+
+// blobWriter checks a blob's result as client.CallTo writes it: a quote,
+// x bytes, a quote.
+type blobWriter struct {
+	n, other    int  // bytes, bytes other than x
+	first, last byte // the first and the last byte
+	head        func()
+}
+
+var xByte = []byte{'x'}
+
+func (w *blobWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if w.n == 0 {
+		w.head()
+		w.first = p[0]
+	}
+	w.n += len(p)
+	w.other += len(p) - bytes.Count(p, xByte)
+	w.last = p[len(p)-1]
+	return len(p), nil
+}
+
+// TestBinaryBlobClient: client.CallTo reads blob of blobSize from the
+// binary over TCP into an io.Writer, with the client's default
+// MaxMessage (4 MiB): exactly n bytes in quotes, and the client's other
+// calls answered afterwards.
+func TestBinaryBlobClient(t *testing.T) {
+	p := startBinary(t, nil, nil, "serve", "--tcp", "127.0.0.1:0", "--http", "")
+	addr := p.stderr.listening(t, "tcp")["tcp"]
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := client.Dial(ctx, "tcp", addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	var ttfb time.Duration
+	w := &blobWriter{head: func() { ttfb = time.Since(start) }}
+	if err := c.CallTo(ctx, w, "blob", []byte("["+strconv.Itoa(blobSize)+"]")); err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(start)
+	if w.n != blobSize+2 || w.other != 2 || w.first != '"' || w.last != '"' {
+		t.Fatalf("got %d bytes, %d not x, first %q last %q; want %d", w.n, w.other, w.first, w.last, blobSize+2)
+	}
+	out, err := c.CallRaw(ctx, nil, "subtract", []byte(`[5,3]`))
+	if err != nil || string(out) != "2" {
+		t.Fatalf("next call: %s %v", out, err)
+	}
+	t.Logf("client.CallTo n=%d  ttfb %v  %.0f MiB/s", blobSize, ttfb, float64(blobSize)/(1<<20)/total.Seconds())
 }
 
 // TestBinaryMaxResponse: with --max-response, a response over it is the
