@@ -69,6 +69,7 @@ var (
 // returns; after that every call fails with ErrResultMisuse.
 type ResultWriter struct {
 	md   *method
+	call *reqCtx // its context: a piece is not sent once it is done
 	sink engineconn.Streamer // nil: the result is held in buf
 	buf  *pool.Buffer        // the bytes not yet handed to sink (all of them without one)
 	hdr  int                 // with a sink, before the first piece: the response's head in buf[:hdr]
@@ -123,7 +124,7 @@ func StreamResult(ctx context.Context) *ResultWriter {
 	if d.w != nil {
 		return d.w
 	}
-	w := &ResultWriter{md: h.md, buf: pool.GetBuffer()}
+	w := &ResultWriter{md: h.md, call: h, buf: pool.GetBuffer()}
 	e := h.md.e
 	switch {
 	case h.idp == nil: // a notification: nothing is answered
@@ -396,6 +397,9 @@ func (w *ResultWriter) maybeFlush() error {
 func (w *ResultWriter) flush() error {
 	if w.closed {
 		return w.fail(ErrResultMisuse)
+	}
+	if err := w.call.Err(); err != nil { // timed out, or the client went away
+		return w.fail(err)
 	}
 	if err := w.sink.Piece(w.buf.B, !w.started); err != nil {
 		w.started = true
