@@ -40,8 +40,8 @@ func (l httpListener) Accept() (net.Conn, error) {
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
 	// c.stream answers StreamKey while a POST is processed (http_stream.go).
-	c.stream.Context = seam.WithTLS(withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr()), nc)
-	c.ctx = &c.stream
+	c.stream.Context = withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr())
+	c.ctx = seam.WithTLS(&c.stream, nc)
 	c.admitConn() // MaxConnsPerIP (http_guard.go)
 	l.conns.add(c)
 	c.lim.observe(netserver.HTTP, netserver.ConnOpened)
