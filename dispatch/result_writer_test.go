@@ -114,11 +114,14 @@ func TestMaxResponse(t *testing.T) {
 // -32602.
 func TestBlobParams(t *testing.T) {
 	e := newDemo(t, nil)
-	for _, p := range []string{`[-1]`, `[1073741825]`, `["5"]`, `{"n":5}`, `[]`, `[1,2]`, `[1.5]`} {
+	for _, p := range []string{`[-1]`, `[1073741825]`, `["5"]`, `{"m":5}`, `{"n":1,"m":2}`, `[]`, `[1,2]`, `[1.5]`} {
 		r := parseOne(t, e.Process(nil, callMsg("blob", 1, p)))
 		if r.Error == nil || r.Error.Code != int(encode.CodeInvalidParams) {
 			t.Fatalf("blob %s: %+v", p, r.Error)
 		}
+	}
+	if r := parseOne(t, e.Process(nil, callMsg("blob", 1, `{"n":3}`))); string(r.Result) != `"xxx"` {
+		t.Fatalf("blob {n:3}: %s %+v", r.Result, r.Error)
 	}
 	r := parseOne(t, e.Process(nil, callMsg("blob", 1, "[70000]")))
 	var s string

@@ -13,17 +13,17 @@ import (
 const MaxBlob = 1 << 30
 
 var errBlob = dispatch.NewError(encode.CodeInvalidParams, "Invalid params",
-	[]byte(`"want [n], an integer from 0 to 1073741824"`))
+	[]byte(`"want [n] or {\"n\":n}, an integer from 0 to 1073741824"`))
 
 // xs is what blob writes, a piece at a time.
 var xs = bytes.Repeat([]byte{'x'}, 64<<10)
 
-// blob: [n] -> a JSON string of n "x" bytes, written with the call's
+// blob: [n] or {"n":n} -> a JSON string of n "x" bytes, written with the call's
 // dispatch.ResultWriter: streamed where the transport can send it in
 // pieces (it is never held whole), held up to MaxResponse elsewhere.
 func blob(ctx context.Context, params, dst []byte) ([]byte, error) {
 	var it decode.Iter
-	if !it.Reset(params) || !it.Next() || it.IsObject() {
+	if !it.Reset(params) || !it.Next() || it.IsObject() && !decode.KeyEquals(it.Key(), "n") {
 		return dst, errBlob
 	}
 	n, err := decode.ParseInt(it.Value())
