@@ -69,7 +69,7 @@ var (
 // returns; after that every call fails with ErrResultMisuse.
 type ResultWriter struct {
 	md   *method
-	call *reqCtx // its context: a piece is not sent once it is done
+	call *reqCtx             // its context: a piece is not sent once it is done
 	sink engineconn.Streamer // nil: the result is held in buf
 	buf  *pool.Buffer        // the bytes not yet handed to sink (all of them without one)
 	hdr  int                 // with a sink, before the first piece: the response's head in buf[:hdr]
