@@ -1,7 +1,10 @@
 package netserver
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,4 +199,37 @@ func TestMaxResponseWS(t *testing.T) {
 	}
 	wsSend(t, c, `{"jsonrpc":"2.0","method":"subtract","params":[5,3],"id":8}`)
 	expectResult(t, wsRecv(t, c), `8`, `2`)
+}
+
+// TestStreamResultTimeout: a streamed result over its method's Timeout is
+// cut off even when its handler never looks at its context: its next
+// piece fails, and the NDJSON connection closes without a complete line.
+func TestStreamResultTimeout(t *testing.T) {
+	ended := make(chan error, 1)
+	ts := startServer(t, nil, withMethod(dispatch.Method{Name: "endless", Streams: true, Timeout: 100 * time.Millisecond,
+		Handler: dispatch.HandlerFunc(func(ctx context.Context, _, dst []byte) ([]byte, error) {
+			w := dispatch.StreamResult(ctx)
+			w.BeginString()
+			piece := []byte(strings.Repeat("y", 4096))
+			for {
+				if _, err := w.Write(piece); err != nil {
+					ended <- err
+					return dst, err
+				}
+			}
+		})}))
+	c := ts.dial(t, frame.NDJSON)
+	c.send(`{"jsonrpc":"2.0","method":"endless","id":1}`)
+	c.nc.SetReadDeadline(time.Now().Add(testTimeout))
+	if _, err := io.Copy(io.Discard, c.nc); err != nil && !isReset(err) {
+		t.Fatalf("read: %v", err)
+	}
+	select {
+	case err := <-ended:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("handler ended with %v, want the deadline", err)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("handler still streaming after its timeout")
+	}
 }
