@@ -39,6 +39,7 @@ type Client struct {
 	dropped atomic.Uint64
 
 	calls pending.Table // pending calls by id; closed with the client's error
+	sinks sync.Map      // CallTo's calls by id: *resultSink (callto.go)
 	done  chan struct{} // closed when calls is closed
 
 	ctx     context.Context // handlers' context, cancelled with done

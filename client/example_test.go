@@ -147,3 +147,31 @@ func ExampleClient_CallRaw() {
 	// 3 <nil>
 	// 60 <nil>
 }
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return len(p), nil
+}
+
+// Read a result far larger than the client's MaxMessage into an
+// io.Writer as it arrives: the demo's blob streams 10 MB; the client
+// holds none of it.
+func ExampleClient_CallTo() {
+	addr, _, stop := serveDemo()
+	defer stop()
+	ctx := context.Background()
+	c, err := client.Dial(ctx, "tcp", addr, &client.Options{MaxMessage: 64 << 10})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+
+	var w countingWriter
+	err = c.CallTo(ctx, &w, "blob", []byte(`[10000000]`))
+	fmt.Println(w.n, err) // the string's quotes and its 10,000,000 bytes
+	// Output:
+	// 10000002 <nil>
+}

@@ -93,6 +93,7 @@ func newStream(opts *Options) *stream {
 // the stream is down (install).
 func (s *stream) open(ctx context.Context, rw io.ReadWriteCloser) error {
 	fr := frame.NewReader(rw, s.kind, s.max)
+	fr.SetDivert(s.divert) // results over MaxMessage of CallTo's calls (callto.go)
 	if s.tok != nil {
 		drw, ok := rw.(deadlineReadWriter)
 		if !ok {

@@ -35,6 +35,9 @@ type conn struct {
 	ctx    connCtx // the handlers' context; its Context is the parent
 	rctx   connCtx // the same, marked as the reading goroutine's
 	pol    *policy // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
+	// streamer offers a Streamer to a handler that takes its
+	// ResultWriter (engineconn.StreamKey); nil: none.
+	streamer func() engineconn.Streamer
 }
 
 var _ engineconn.Impl = (*conn)(nil)
@@ -114,6 +117,8 @@ func (c *conn) ConditionCode(def encode.Code) encode.Code { return c.e.Condition
 
 func (c *conn) Cancel() { c.cancel() }
 
+func (c *conn) SetStreamer(streamer func() engineconn.Streamer) { c.streamer = streamer }
+
 func (c *conn) Close() {
 	c.ClosePeer()
 	c.cancel()
@@ -161,6 +166,13 @@ func (x *connCtx) Value(key any) any {
 			return true
 		}
 		return nil
+	case engineconn.StreamKey:
+		if x.c.streamer != nil {
+			if s := x.c.streamer(); s != nil {
+				return s
+			}
+		}
+		return x.Context.Value(key)
 	}
 	if d := x.c.done.Load(); d != nil {
 		// The cancelable context's: context.WithCancel(x) and the rest

@@ -197,6 +197,16 @@ func rawBytes(p *byte, n uint32) []byte {
 type lazyDone struct {
 	ctx    context.Context
 	cancel context.CancelFunc
+	w      *ResultWriter // the call's, once its handler took it (StreamResult)
+}
+
+// writer returns the ResultWriter the handler took, or nil: one load, the
+// only cost of streaming to a call that does not stream.
+func (c *reqCtx) writer() *ResultWriter {
+	if d := c.done.Load(); d != nil {
+		return d.w
+	}
+	return nil
 }
 
 // end marks the call over: its context is done from now on. It reports

@@ -43,6 +43,7 @@ type Engine struct {
 	maxBatch     int
 	maxDepth     int
 	maxBatchResp int
+	maxResp      int // Options.MaxResponse
 	fanOut       int
 	callTimeout  time.Duration
 	reuseCtx     bool
@@ -70,6 +71,7 @@ type Engine struct {
 	depthData   []byte
 	conds       condErrs      // the engine's conditions, with the endpoint's codes (codes.go)
 	errTooLarge *encode.Error // a batch member over MaxBatchResponse
+	errRespSize *encode.Error // a response over MaxResponse
 	errTimeout  *encode.Error // a call over CallTimeout
 	errResult   *encode.Error // a result that is not one valid JSON value
 	dropped     atomic.Uint64
@@ -82,12 +84,14 @@ type Engine struct {
 
 // method is a frozen table entry.
 type method struct {
+	e          *Engine // its engine (a ResultWriter's limits and log)
 	name       string
 	nameBytes  []byte // name, for MethodName
 	h          Handler
 	inline     bool
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
+	streams    bool           // Method.Streams
 	idx        int            // its index in Engine.all (MethodSet's bit)
 	price      int            // Method.Cost, at least 1
 	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
@@ -103,6 +107,7 @@ func New(opts *Options) *Engine {
 		maxBatch:     opts.maxBatch(),
 		maxDepth:     opts.maxDepth(),
 		maxBatchResp: opts.maxBatchResponse(),
+		maxResp:      opts.maxResponse(),
 		fanOut:       opts.batchFanOut(),
 		callTimeout:  opts.callTimeout(),
 		reuseCtx:     opts != nil && opts.ReuseContexts,
@@ -137,6 +142,8 @@ func New(opts *Options) *Engine {
 		return nil
 	})
 	e.errTooLarge = e.conditionError(CodeResponseTooLarge)
+	e.errRespSize = NewError(e.errTooLarge.Code, e.errTooLarge.Message,
+		encode.AppendString(nil, "response over "+strconv.Itoa(e.maxResp)+" bytes"))
 	timeout := e.conditionError(encode.CodeTimeout)
 	e.errTimeout = NewError(timeout.Code, timeout.Message,
 		encode.AppendString(nil, "call took longer than "+e.callTimeout.String()))
@@ -219,10 +226,11 @@ func (e *Engine) Freeze() {
 			h = e.mws[i](m.Name, h)
 		}
 		trusted := m.TrustedResult || len(e.mws) == 0 && trustsResult(m.Handler)
-		md := &method{name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
+		md := &method{e: e, name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
 		md.idx, md.price = len(ms), max(m.Cost, 1)
 		e.setTimeout(md, m)
-		md.cost.never.Store(m.CallsPeer)
+		md.streams = m.Streams
+		md.cost.never.Store(m.CallsPeer || m.Streams)
 		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)

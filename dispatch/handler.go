@@ -85,6 +85,15 @@ type Method struct {
 	// first Peer.Call; that call fails with ErrOnReader if it ran on the
 	// reader.
 	CallsPeer bool
+	// Streams says the handler writes its result with StreamResult and
+	// may produce a large one. Its calls always run on workers, never on
+	// a reading goroutine (which would wait while the result goes out);
+	// on a transport that can send a response only after the goroutine
+	// that read the request returns (the fasthttp server), a call runs
+	// on a goroutine of its own, with its own copy of its id and params,
+	// so that its result can go out as it is produced. Without Streams a
+	// handler may still use StreamResult; there its result is held.
+	Streams bool
 	// Concurrent lets notifications of this method run out of arrival order.
 	Concurrent bool
 	// TrustedResult says the handler always returns exactly one valid

@@ -22,6 +22,17 @@ type Options struct {
 	// has run. The others are answered as usual. So a batch's response stays
 	// under the bound plus one short error (about 120 bytes) per member.
 	MaxBatchResponse int
+	// MaxResponse bounds the bytes of one response held in memory (default
+	// DefaultMaxResponse, 16 MiB): a call whose result would take its
+	// response over it is answered instead with the ResponseTooLarge
+	// condition (-32000 "Response too large", error.data naming the bound)
+	// and its id; its handler has run, and the connection's other calls go
+	// on. It applies to batch members too, beside MaxBatchResponse. A
+	// result streamed with ResultWriter on a transport that sends it as it
+	// is produced is never held, so MaxResponse does not cap it; where it
+	// must be held (Content-Length and len32 framings, a batch member) it
+	// does.
+	MaxResponse int
 	// CallTimeout bounds each call and notification of a method that is not
 	// Inline (default 0: no bound). Its handler's context is cancelled when
 	// the time is up and the caller gets -32003 "Request timed out", also
@@ -85,6 +96,9 @@ type Options struct {
 // DefaultMaxBatchResponse is the MaxBatchResponse used when 0 is given.
 const DefaultMaxBatchResponse = 16 << 20
 
+// DefaultMaxResponse is the MaxResponse used when 0 is given.
+const DefaultMaxResponse = 16 << 20
+
 // DefaultBatchFanOut is the BatchFanOut used when 0 is given: as many
 // members of one batch run at once as calls of one connection
 // (netserver.DefaultMaxInFlight).
@@ -111,6 +125,13 @@ func (o *Options) maxBatchResponse() int {
 		return DefaultMaxBatchResponse
 	}
 	return o.MaxBatchResponse
+}
+
+func (o *Options) maxResponse() int {
+	if o == nil || o.MaxResponse <= 0 {
+		return DefaultMaxResponse
+	}
+	return o.MaxResponse
 }
 
 func (o *Options) callTimeout() time.Duration {

@@ -118,6 +118,11 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		}
 		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	}
+	if md.streams && m.Kind == decode.Call && !cc.inBatch {
+		if s := detacher(cc.parent); s != nil { // result_detach.go
+			return e.serveDetached(cc, dst, m, md, s)
+		}
+	}
 	h := cc.take()
 	h.setRequest(md, m)
 	var t0 time.Duration
@@ -135,6 +140,9 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		if md.obs != nil {
 			e.endCall(md.obs, h, t0, err, true, m.Params, 0)
 		}
+		if w := h.writer(); w != nil {
+			w.release()
+		}
 		h.end()
 		return dst
 	}
@@ -145,6 +153,9 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	if md.obs != nil {
 		e.endCall(md.obs, h, t0, err, false, m.Params, len(out))
 	}
+	if w := h.writer(); w != nil { // the handler took its ResultWriter
+		return e.endWritten(w, dst, start, mark, m.ID, out, err, h.end())
+	}
 	switch {
 	case h.end(): // the handler sent its response itself (Peer.Reply)
 		return dst[:start]
@@ -152,10 +163,20 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return e.appendHandlerError(dst[:start], m.ID, err)
 	}
 	dst, ok := e.placeResult(dst, mark, out, m.Params, md)
-	if !ok {
+	switch {
+	case !ok:
 		return encode.AppendErrorValue(dst[:start], m.ID, e.errResult)
+	case len(dst)-start >= e.maxResp: // with the closing brace, over it
+		return e.appendRespTooLarge(dst[:start], m.ID)
 	}
 	return encode.AppendResultEnd(dst)
+}
+
+// appendRespTooLarge answers a call whose response would go over
+// MaxResponse.
+func (e *Engine) appendRespTooLarge(dst, id []byte) []byte {
+	e.observe(EventResponseTooLarge)
+	return encode.AppendErrorValue(dst, id, e.errRespSize)
 }
 
 // dropRoom is the room a notification's handler finds for the result

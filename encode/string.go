@@ -45,10 +45,21 @@ const escUTF8 = 1
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	if i := plainPrefix(s); i < len(s) {
-		return appendStringSlow(dst, s, i)
+		return append(appendStringSlow(dst, s, i), '"')
 	}
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// AppendStringContent appends s escaped as AppendString does, without the
+// quotes: the inside of a JSON string, for a writer that produces one
+// string in pieces. A piece must not end inside a UTF-8 sequence (its
+// bytes would each become \ufffd); such a writer holds them back.
+func AppendStringContent(dst []byte, s string) []byte {
+	if i := plainPrefix(s); i < len(s) {
+		return appendStringSlow(dst, s, i)
+	}
+	return append(dst, s...)
 }
 
 // AppendStringBytes is AppendString for a byte slice.
@@ -97,7 +108,8 @@ func plainPrefix(s string) int {
 }
 
 // appendStringSlow continues AppendString after the opening quote, where
-// s[:i] is known to need no escaping and s[i] needs attention.
+// s[:i] is known to need no escaping and s[i] needs attention; it does not
+// append the closing quote.
 func appendStringSlow(dst []byte, s string, i int) []byte {
 	start := 0
 	for i < len(s) {
@@ -135,8 +147,7 @@ func appendStringSlow(dst []byte, s string, i int) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // validSeq returns the length of the valid, copyable UTF-8 sequence at s[i]

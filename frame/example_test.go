@@ -50,3 +50,34 @@ func ExampleAppendFrame() {
 	// "\x00\x00\x00\x02{}"
 	// "Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"result\":null,\"id\":2}"
 }
+
+// lineCounter is a LineSink that counts a diverted line's bytes.
+type lineCounter struct{ n int }
+
+func (c *lineCounter) Write(p []byte) { c.n += len(p) }
+func (c *lineCounter) End(complete bool) {
+	fmt.Println("diverted line:", c.n, "bytes, complete:", complete)
+}
+
+// A line over the limit goes to a sink instead of being skipped.
+func ExampleReader_SetDivert() {
+	in := "[1]\n" + strings.Repeat("x", 1000) + "\n[2]\n"
+	r := frame.NewReader(strings.NewReader(in), frame.NDJSON, 64)
+	r.SetDivert(func(head []byte) frame.LineSink {
+		if head[0] != 'x' {
+			return nil // skipped as usual: Next reports a *TooLargeError
+		}
+		return &lineCounter{}
+	})
+	for {
+		msg, err := r.Next()
+		if err != nil {
+			break
+		}
+		fmt.Printf("frame %s\n", msg)
+	}
+	// Output:
+	// frame [1]
+	// diverted line: 1000 bytes, complete: true
+	// frame [2]
+}

@@ -13,8 +13,14 @@ func (r *Reader) stepLine() (frame []byte, want int, err error) {
 		if r.skipLine {
 			i := bytes.IndexByte(r.buf[r.r:r.w], '\n')
 			if i < 0 {
+				if r.sink != nil { // a diverted line (divert.go)
+					r.diverted(r.buf[r.r:r.w], false)
+				}
 				r.r = r.w
 				return nil, 1, nil
+			}
+			if r.sink != nil {
+				r.diverted(r.buf[r.r:r.r+i], true)
 			}
 			r.r += i + 1
 			r.skipLine = false
@@ -23,6 +29,13 @@ func (r *Reader) stepLine() (frame []byte, want int, err error) {
 		if i < 0 {
 			n := r.w - r.r
 			if n > r.max+1 {
+				if r.divert != nil {
+					if r.sink = r.divert(r.buf[r.r:r.w]); r.sink != nil {
+						r.sink.Write(r.buf[r.r:r.w])
+						r.r, r.scan, r.skipLine = r.w, 0, true
+						return nil, 1, nil
+					}
+				}
 				r.r, r.scan, r.skipLine = r.w, 0, true
 				return nil, 0, r.tooLarge(int64(n))
 			}
@@ -54,6 +67,7 @@ func (r *Reader) line(line []byte) (frame []byte, ok bool, err error) {
 
 // lastLine handles io.EOF: an unterminated last line is a frame.
 func (r *Reader) lastLine() ([]byte, error) {
+	r.endSink()
 	if r.skipLine {
 		r.skipLine = false
 		r.r = r.w

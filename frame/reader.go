@@ -64,6 +64,10 @@ type Reader struct {
 	skipLine bool  // NDJSON: discarding an oversized line up to its '\n'
 	clen     int64 // Header: Content-Length of the block being read, -1 if none
 
+	// a line over max handed to a sink (divert.go)
+	divert func(head []byte) LineSink
+	sink   LineSink
+
 	// a result found by Ready and not yet returned by Next
 	pending     bool
 	pendFrame   []byte
@@ -96,6 +100,7 @@ func (r *Reader) Reset(rd io.Reader, kind Kind, maxMessage int) {
 	}
 	maxMessage = min(maxMessage, maxMaxMessage)
 	limit := maxMessage + headerMargin
+	r.endSink()
 	buf := r.buf
 	if len(buf) > limit {
 		buf = nil
@@ -274,6 +279,7 @@ func (r *Reader) makeRoom(want int) {
 // clean end, a last unterminated NDJSON line and a truncated frame.
 func (r *Reader) end(err error) ([]byte, error) {
 	if err != io.EOF {
+		r.endSink()
 		return nil, err
 	}
 	switch r.kind {

@@ -161,6 +161,7 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 		}
 	}
 	c.dc = engineconn.NewConn(e, parent, c.send, oneWay)
+	c.initStreams() // streamed results (result_stream.go)
 	c.local, c.outBufs = getOutBuffer(), [2]*pool.Buffer{getOutBuffer(), getOutBuffer()}
 	c.out.Reset(c.outBufs[0].B, c.outBufs[1].B)
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // Register registers the demo methods on e: subtract, sum, update,
-// notify_hello, notify_sum, get_data, echo, sleep, fail and panic, and two
+// notify_hello, notify_sum, get_data, echo, sleep, fail, panic and blob
+// ([n]: a string of n "x" bytes, streamed: see dispatch.StreamResult), and
 // that talk back to the caller through its connection's dispatch.Peer:
 // subscribe ([n]: n notifications "subscription", then n), callback
 // ([method, params]: calls method on the caller, returns its result) and
@@ -39,6 +40,7 @@ func rawMethods() []dispatch.Method {
 		{Name: "callback", Handler: dispatch.HandlerFunc(callback)},
 		{Name: "demo_subscribe", Handler: dispatch.HandlerFunc(demoSubscribe)},
 		{Name: "demo_unsubscribe", Handler: dispatch.HandlerFunc(demoUnsubscribe), Inline: true},
+		{Name: "blob", Handler: dispatch.HandlerFunc(blob), Streams: true},
 	}
 }
 

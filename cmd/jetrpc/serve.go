@@ -65,6 +65,7 @@ type serveConfig struct {
 type limitFlags struct {
 	maxDepth     int
 	maxBatchResp int
+	maxResp      int
 	batchFanOut  int
 	idleWorkers  int
 	maxInFlight  int
@@ -80,6 +81,8 @@ func (l *limitFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&l.maxDepth, "max-depth", decode.DefaultMaxDepth, "deepest nesting of a message")
 	fs.IntVar(&l.maxBatchResp, "max-batch-response", dispatch.DefaultMaxBatchResponse,
 		"most `BYTES` of the responses of one batch; calls over it get -32000")
+	fs.IntVar(&l.maxResp, "max-response", dispatch.DefaultMaxResponse,
+		"most `BYTES` of one response held in memory; a call over it gets -32000 (a streamed result is not held)")
 	fs.IntVar(&l.batchFanOut, "batch-fanout", dispatch.DefaultBatchFanOut,
 		"most members of one batch running on workers at once")
 	fs.IntVar(&l.idleWorkers, "idle-workers", pool.DefaultKeep,
@@ -103,7 +106,7 @@ func (l *limitFlags) check() error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"max-depth", l.maxDepth}, {"max-batch-response", l.maxBatchResp}, {"batch-fanout", l.batchFanOut},
+	}{{"max-depth", l.maxDepth}, {"max-batch-response", l.maxBatchResp}, {"max-response", l.maxResp}, {"batch-fanout", l.batchFanOut},
 		{"max-inflight", l.maxInFlight}, {"max-pending", l.maxPending}} {
 		if c.v < 1 {
 			return fmt.Errorf("--%s %d: must be at least 1", c.name, c.v)
@@ -126,7 +129,7 @@ func (l *limitFlags) check() error {
 // engineOptions returns the engine's options for these flags.
 func (l *limitFlags) engineOptions(o dispatch.Options) *dispatch.Options {
 	o.MaxDepth, o.MaxBatchResponse, o.CallTimeout = l.maxDepth, l.maxBatchResp, l.callTimeout
-	o.BatchFanOut, o.IdleWorkers = l.batchFanOut, l.idleWorkers
+	o.BatchFanOut, o.IdleWorkers, o.MaxResponse = l.batchFanOut, l.idleWorkers, l.maxResp
 	if l.idleWorkers == 0 {
 		o.IdleWorkers = -1 // none (0 is the default in Options)
 	}

@@ -75,3 +75,29 @@ func (q *Queue) Buffers() (out, spare []byte) {
 	q.Out, q.spare = nil, nil
 	return out, spare
 }
+
+// Claim makes the caller the writer until Release, as a flush is while it
+// writes: the others append to Out and return, and Flush does nothing. It
+// returns what was queued (to be written first, since it came first) and
+// leaves Out empty; ok is false, and nothing changes, when a flush is
+// writing. The owner's lock is held. A streamed response claims the
+// output for as long as its pieces go out, so that nothing falls inside
+// it.
+func (q *Queue) Claim() (queued []byte, ok bool) {
+	if q.flushing {
+		return nil, false
+	}
+	q.flushing = true
+	queued = q.Out
+	q.Out, q.spare = q.spare[:0], nil
+	return queued, true
+}
+
+// Release ends a Claim; buf is the buffer Claim returned, kept for reuse.
+// The owner's lock is held; the owner flushes what was queued meanwhile.
+func (q *Queue) Release(buf []byte) {
+	q.flushing = false
+	if cap(buf) <= MaxKept {
+		q.spare = buf[:0]
+	}
+}

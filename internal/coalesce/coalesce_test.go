@@ -91,3 +91,36 @@ func TestFlushError(t *testing.T) {
 		t.Errorf("Buffers = %q, %d: want the written buffer kept as the spare", out, cap(spare))
 	}
 }
+
+// TestClaim: a claim keeps Flush from writing and hands over what was
+// queued; Release lets the next Flush write what came meanwhile.
+func TestClaim(t *testing.T) {
+	var mu sync.Mutex
+	var q Queue
+	var s recordSink
+	mu.Lock()
+	defer mu.Unlock()
+	q.Out = append(q.Out, "a"...)
+	queued, ok := q.Claim()
+	if !ok || string(queued) != "a" || len(q.Out) != 0 || !q.Flushing() {
+		t.Fatalf("Claim: %q %v, Out %q", queued, ok, q.Out)
+	}
+	if _, ok := q.Claim(); ok {
+		t.Fatal("a second Claim succeeded")
+	}
+	q.Out = append(q.Out, "b"...)
+	q.Flush(&mu, &s)
+	if len(s.got) != 0 {
+		t.Fatalf("Flush wrote %q during a claim", s.got)
+	}
+	q.Release(queued)
+	q.Flush(&mu, &s)
+	if string(s.got) != "b" || q.Flushing() {
+		t.Fatalf("after Release: wrote %q", s.got)
+	}
+}
+
+type recordSink struct{ got []byte }
+
+func (s *recordSink) WriteOut(b []byte) error       { s.got = append(s.got, b...); return nil }
+func (s *recordSink) Written(n int, err error) bool { return true }

@@ -63,6 +63,7 @@ func Run(t *testing.T, ep Endpoint) {
 	f("Unauthorized", ep.Want.Unauthorized, unauthorized)
 	f("Forbidden", ep.Want.Forbidden, forbidden)
 	f("ResponseTooLarge", ep.Want.ResponseTooLarge, tooLarge)
+	f("ResponseTooLarge/MaxResponse", ep.Want.ResponseTooLarge, respTooLarge)
 }
 
 // The driver's methods.
@@ -275,6 +276,12 @@ func tooLarge(t *testing.T, ep *Endpoint) int {
 		t.Fatalf("batch answer %q: %v", out, err)
 	}
 	return code(t, rs[1])
+}
+
+// respTooLarge: one response over MaxResponse.
+func respTooLarge(t *testing.T, ep *Endpoint) int {
+	e, _, _ := ep.newEngine(t, dispatch.Options{MaxResponse: 64})
+	return code(t, e.Process(nil, []byte(call(1, mBig))))
 }
 
 // mapsConditions skips the test while the engine answers a handler's

@@ -130,6 +130,12 @@ type Impl interface {
 	// connection serves come from its parent context
 	// (dispatch.WithMethodSet).
 	SetCharge(charge func(cost int) bool)
+	// SetStreamer makes the connection's calls offer streamer() as their
+	// Streamer (StreamKey) when a handler takes its ResultWriter; it
+	// returns nil when the connection cannot send a message in pieces
+	// at that moment (its framing needs the length first). Call it
+	// before the first message.
+	SetStreamer(streamer func() Streamer)
 	// Cancel cancels the context of the connection's handlers (the
 	// connection failed: their answers cannot be written).
 	Cancel()
@@ -168,4 +174,49 @@ func SetNewConn(f NewFunc) { newConn = f }
 // without a peer: dispatch.PeerOf returns nil in its handlers.
 func NewConn(e Engine, parent context.Context, send SendFunc, oneWay bool) *Conn {
 	return newConn(e, parent, send, oneWay)
+}
+
+// StreamKey is the context key under which a transport that can send a
+// response before it is complete offers its Streamer: the parent context
+// it hands the engine answers Value(StreamKey{}) with one (a nil
+// interface where it cannot, such as Content-Length and len32 framings).
+// The engine asks only when a handler takes its dispatch.ResultWriter.
+type StreamKey struct{}
+
+// Streamer takes one response in pieces, for a call whose handler writes
+// its result with a dispatch.ResultWriter. The engine calls Piece with
+// the response's bytes in order (the first call carries its beginning,
+// `{"jsonrpc":"2.0","id":...,"result":`) and then End once. b is valid
+// only during the call. Calls for one response come from one goroutine;
+// a Streamer shared by a connection's calls orders them itself (one
+// response's pieces are never interleaved with other output).
+type Streamer interface {
+	// Piece writes b, the next bytes of the response; first says that
+	// it is the first call for this response. It blocks while the
+	// connection's output is full and fails once the connection can no
+	// longer be written (the client went away).
+	Piece(b []byte, first bool) error
+	// End ends the response begun with Piece. ok: b is its last bytes
+	// and the response is complete. !ok: the handler failed after bytes
+	// went out, so the message cannot be completed; the transport makes
+	// sure the client cannot take what it got for a whole answer (an
+	// HTTP chunked body without its last chunk, a closed connection, a
+	// WebSocket close 1011) and b is nil.
+	End(b []byte, ok bool)
+}
+
+// Detacher is a Streamer that can write a response's pieces only after
+// the goroutine that called the engine returned (fasthttp writes a body
+// after its handler returns). For it the engine runs a call of a
+// dispatch.Method with Streams on a goroutine of its own and returns from
+// Process without a response as soon as the first piece is handed to
+// Piece (which then waits until the transport reads it); the transport
+// tells that case by its Streamer having been given a piece. A call that
+// ends before its first piece is answered by Process as usual.
+type Detacher interface {
+	Streamer
+	// Detached is called on the call's goroutine when its first piece
+	// is coming, before the caller returns: from then on the transport
+	// sends the response's pieces itself.
+	Detached()
 }

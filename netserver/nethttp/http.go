@@ -223,12 +223,17 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 	// Append the response straight into the response's own pooled body
 	// buffer: borrow its bytes, let the engine append, hand them back.
 	out := ctx.Response.SwapBody(nil)[:0]
+	st := streamOf(ctx) // streamed results (http_stream.go)
+	st.arm()
 	if set := s.lim.methods[netserver.HTTP]; set != nil { // netserver.Options.Methods
 		out = set.ProcessContext(s.requestContext(ctx, netserver.HTTP, false), out, body)
 	} else {
 		out = s.e.ProcessContext(s.requestContext(ctx, netserver.HTTP, false), out, body)
 	}
 	ctx.Response.SwapBody(out)
+	if serveStreamed(ctx, st) {
+		return
+	}
 	if len(out) == 0 {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 		return

@@ -39,7 +39,9 @@ func (l httpListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
-	c.ctx = seam.WithTLS(withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr()), nc)
+	// c.stream answers StreamKey while a POST is processed (http_stream.go).
+	c.stream.Context = withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr())
+	c.ctx = seam.WithTLS(&c.stream, nc)
 	c.admitConn() // MaxConnsPerIP (http_guard.go)
 	l.conns.add(c)
 	c.lim.observe(netserver.HTTP, netserver.ConnOpened)
@@ -87,6 +89,8 @@ type httpConn struct {
 	closed atomic.Bool
 
 	guard guard.ConnState // netserver.Options.Guard's state of the connection (http_guard.go)
+
+	stream httpStream // streamed results of its requests (http_stream.go)
 }
 
 // lingerOnClose makes Close drain the input first.

@@ -82,10 +82,15 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := h.out.Get()
 	defer h.out.Put(out)
+	// Streamed results (http_stream.go).
+	st := &stdStream{Context: stdRequestContext(r, netserver.HTTP), w: w}
 	if set := h.lim.methods[netserver.HTTP]; set != nil { // netserver.Options.Methods; rpc.discover finds it in the context
-		out.B = set.ProcessContext(dispatch.WithMethodSet(stdRequestContext(r, netserver.HTTP), set), out.B, in.B)
+		out.B = set.ProcessContext(dispatch.WithMethodSet(st, set), out.B, in.B)
 	} else {
-		out.B = h.e.ProcessContext(stdRequestContext(r, netserver.HTTP), out.B, in.B)
+		out.B = h.e.ProcessContext(st, out.B, in.B)
+	}
+	if st.finish() {
+		return
 	}
 	if len(out.B) == 0 {
 		w.WriteHeader(http.StatusNoContent)

@@ -53,6 +53,11 @@ type demoUnsubscribeParams struct {
 	Subscription string `json:"subscription"`
 }
 
+// blobParams are the params of "blob".
+type blobParams struct {
+	N int64 `json:"n"`
+}
+
 // Client calls the methods of the service through a client.Client, over
 // any of its transports (TCP, HTTP, WebSocket, stdio).
 type Client struct{ c *client.Client }
@@ -191,6 +196,17 @@ func (c *Client) DemoUnsubscribe(ctx context.Context, subscription string) (bool
 	return r, err
 }
 
+// Blob calls "blob": Returns a string of n "x" bytes, streamed.
+//
+// Written with dispatch.StreamResult: sent in pieces as it is produced where the transport can
+// (NDJSON, WebSocket, HTTP chunked), held up to MaxResponse elsewhere.
+func (c *Client) Blob(ctx context.Context, n int64) (string, error) {
+	p := blobParams{N: n}
+	var r string
+	err := c.c.Call(ctx, "blob", &p, &r)
+	return r, err
+}
+
 // Server is the service's methods, for Register to serve.
 type Server interface {
 	// Subtract serves "subtract": Subtracts subtrahend from minuend.
@@ -242,6 +258,11 @@ type Server interface {
 	// DemoUnsubscribe serves "demo_unsubscribe": Returns true (the demo's subscriptions end by
 	// themselves).
 	DemoUnsubscribe(ctx context.Context, subscription string) (bool, error)
+	// Blob serves "blob": Returns a string of n "x" bytes, streamed.
+	//
+	// Written with dispatch.StreamResult: sent in pieces as it is produced where the transport can
+	// (NDJSON, WebSocket, HTTP chunked), held up to MaxResponse elsewhere.
+	Blob(ctx context.Context, n int64) (string, error)
 }
 
 // Register registers the methods of srv on e as dispatch.Typed handlers
@@ -270,6 +291,7 @@ func Register(e *dispatch.Engine, srv Server) error {
 		{Name: "demo_unsubscribe", Handler: dispatch.Typed(func(ctx context.Context, p demoUnsubscribeParams) (bool, error) {
 			return srv.DemoUnsubscribe(ctx, p.Subscription)
 		})},
+		{Name: "blob", Handler: dispatch.Typed(func(ctx context.Context, p blobParams) (string, error) { return srv.Blob(ctx, p.N) })},
 	} {
 		if err := e.RegisterMethod(m); err != nil {
 			return err
@@ -296,5 +318,6 @@ func Docs() map[string]openrpc.MethodDoc {
 		"callback":         {Summary: "Calls method on the caller with params, and returns its result.", Description: "Needs a connection both ways: TCP, stdio or WebSocket.", ParamStructure: openrpc.Either},
 		"demo_subscribe":   {Summary: "Answers a subscription id, then sends count notifications \"demo_subscription\".", Description: "go-ethereum's subscription convention: params {\"subscription\": id, \"result\": i}, i = 1..count.", ParamStructure: openrpc.Either},
 		"demo_unsubscribe": {Summary: "Returns true (the demo's subscriptions end by themselves).", ParamStructure: openrpc.ByPosition},
+		"blob":             {Summary: "Returns a string of n \"x\" bytes, streamed.", Description: "Written with dispatch.StreamResult: sent in pieces as it is produced where the transport can (NDJSON, WebSocket, HTTP chunked), held up to MaxResponse elsewhere.", ParamStructure: openrpc.Either},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -123,6 +124,8 @@ func everyMethod(ctx context.Context, t *testing.T, c *democlient.Client, stream
 	check("echo", echoed, []any{"a", 1.5, map[string]any{"b": nil}}, err)
 	ms, err := c.Sleep(ctx, 5)
 	check("sleep", ms, int64(5), err)
+	xs, err := c.Blob(ctx, 3)
+	check("blob", xs, "xxx", err)
 	wantCode(t, "fail", c.Fail(ctx, 4711, "custom", []int{1}), 4711, "custom", `[1]`)
 	wantCode(t, "panic", c.Panic(ctx), encode.CodeInternalError, "", "")
 	ok, err := c.DemoUnsubscribe(ctx, "0x1")
@@ -174,6 +177,7 @@ func (impl) DemoSubscribe(context.Context, int64) (string, error) {
 	return "0x1", nil
 }
 func (impl) DemoUnsubscribe(context.Context, string) (bool, error) { return true, nil }
+func (impl) Blob(_ context.Context, n int64) (string, error)       { return strings.Repeat("x", int(n)), nil }
 func (impl) Callback(context.Context, string, any) (any, error)    { return nil, nil }
 func (impl) Fail(_ context.Context, code int32, message string, data any) error {
 	raw, err := json.Marshal(data)

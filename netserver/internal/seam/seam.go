@@ -43,6 +43,19 @@ type Transport interface {
 	Drop()
 }
 
+// Piecewise is a Transport that can send one message in pieces (a
+// WebSocket message as fragments), for streamed results (netserver's
+// result_stream.go).
+type Piecewise interface {
+	// Piecewise reports whether the connection can now.
+	Piecewise() bool
+	// AppendPiece appends b framed as a piece of one message.
+	AppendPiece(dst, b []byte, first, last bool) []byte
+	// CutOff returns the frame that ends the connection after a message
+	// that cannot be completed (a close frame), or nil to close it.
+	CutOff() []byte
+}
+
 // Reader is what a connection that reads gives Core.ReadLoop.
 type Reader interface {
 	Ready() bool
