@@ -2,6 +2,10 @@
 // instruction counts under callgrind (go test's benchmark harness does not
 // run under valgrind):
 //
+//	internal/scan/shapes/cg.sh   # every shape, jetrpc and fastjson
+//
+// or by hand:
+//
 //	go build -o /tmp/count ./internal/scan/shapes/count
 //	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
 //	    --toggle-collect='*scan.Valid' /tmp/count ints 50
