@@ -185,6 +185,10 @@ value: // data[i] should start a value
 		}
 		i, _, c = String(data, i)
 	default:
+		if j := PlainInt(data, i); j > i {
+			i = j // the common small integer, without a call
+			goto next
+		}
 		if j, at := run(data, i, obj); at > 0 {
 			i, _, c = stringRest(data, at, false)
 			break
@@ -192,9 +196,7 @@ value: // data[i] should start a value
 			i = j
 			goto next
 		}
-		if j := PlainInt(data, i); j > i {
-			i = j // the common small integer, without a call
-		} else if b == '-' || b-'0' < 10 {
+		if b == '-' || b-'0' < 10 {
 			i, c = Number(data, i)
 		} else {
 			i, c = Scalar(data, i)
