@@ -128,7 +128,7 @@ func stringRest(data []byte, i int, esc bool) (int, bool, Code) {
 	var c Code
 	for {
 		for i+8 <= len(data) {
-			if m := special(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto attention
 			}
