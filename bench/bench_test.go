@@ -68,8 +68,23 @@ func BenchmarkEngineTyped(b *testing.B) {
 	benchCasesOf(b, e, bench.TypedCases())
 }
 
-func BenchmarkStdlib(b *testing.B) {
-	s := bench.NewStdlib()
+// BenchmarkStdlib is the encoding/json baseline (bench.Stdlib), built as
+// encoding/json is in this build: v1, or on v2 with GOEXPERIMENT=jsonv2
+// (bench.JSONBuild).
+func BenchmarkStdlib(b *testing.B) { benchBaseline(b, bench.NewStdlib()) }
+
+// BenchmarkStdlibV2 is the encoding/json/v2 baseline (bench.NewStdlibV2:
+// v2 and jsontext used directly); only a build with GOEXPERIMENT=jsonv2
+// has it.
+func BenchmarkStdlibV2(b *testing.B) {
+	s := bench.NewStdlibV2()
+	if s == nil {
+		b.Skip("encoding/json/v2 needs GOEXPERIMENT=jsonv2")
+	}
+	benchBaseline(b, s)
+}
+
+func benchBaseline(b *testing.B, s bench.Baseline) {
 	for _, c := range bench.Cases() {
 		b.Run(c.Name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.Msg)))

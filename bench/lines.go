@@ -29,8 +29,8 @@ type LineServer struct {
 	wg    sync.WaitGroup
 }
 
-// StdlibLine returns a Handle that answers with the encoding/json baseline.
-func StdlibLine(s *Stdlib) func(dst, line []byte) []byte {
+// StdlibLine returns a Handle that answers with a baseline (Stdlib, or NewStdlibV2's).
+func StdlibLine(s Baseline) func(dst, line []byte) []byte {
 	return func(dst, line []byte) []byte { return append(dst, s.Process(line)...) }
 }
 

@@ -22,6 +22,9 @@ go test -run '^$' -bench '^(BenchmarkEngine|BenchmarkEngineDefault|BenchmarkEngi
 # The scanner vs fastjson.ValidateBytes on the same bytes.
 go test -run '^$' -bench '^(BenchmarkScan|BenchmarkFastjsonValidate)$' -benchmem -count="$COUNT" ./decode/ > "$OUT/scan.txt"
 "$BENCHSTAT" -col .name "$OUT/scan.txt" > "$OUT/scan.stat"
+# The scanner on 64 KiB of each value shape beside fastjson (internal/scan/shapes).
+go test -run '^$' -bench '^(BenchmarkShape|BenchmarkShapeFastjson)$' -benchmem -count="$COUNT" ./internal/scan/ > "$OUT/shape.txt"
+"$BENCHSTAT" -col .name "$OUT/shape.txt" > "$OUT/shape.stat"
 
 # The batch policy: inline against pooled workers.
 go test -run '^$' -bench '^BenchmarkBatchPolicy$' -benchmem -count="$COUNT" ./bench/ > "$OUT/policy.txt"

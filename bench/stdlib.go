@@ -35,6 +35,13 @@ type stdResponse struct {
 
 var errStdParams = errors.New("invalid params")
 
+// Baseline is a baseline service: Stdlib, or the encoding/json/v2 one
+// (NewStdlibV2). Process answers one message (single or batch), nil when
+// no answer is due.
+type Baseline interface {
+	Process(msg []byte) []byte
+}
+
 // NewStdlib returns the baseline with the demo methods registered.
 func NewStdlib() *Stdlib {
 	s := &Stdlib{methods: map[string]func(json.RawMessage) (any, error){}}

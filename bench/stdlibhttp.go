@@ -6,7 +6,7 @@ import "github.com/valyala/fasthttp"
 // encoding/json baseline: 200 and the response, or 204 when none is due;
 // any other method gets 405. Served by a fasthttp.Server with jetrpc's
 // timeouts, it is the baseline over HTTP.
-func StdlibHTTP(s *Stdlib) fasthttp.RequestHandler {
+func StdlibHTTP(s Baseline) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if !ctx.IsPost() {
 			ctx.SetStatusCode(fasthttp.StatusMethodNotAllowed)

@@ -383,7 +383,7 @@ func fastKey(data []byte, i int) (Members, int) {
 	if i+9 > len(data) {
 		return 0, i
 	}
-	w := binary.LittleEndian.Uint64(data[i:])
+	w := binary.LittleEndian.Uint64(data[i : i+8])
 	switch {
 	case w == rawMethod:
 		return HasMethod, i + 8

@@ -2,6 +2,7 @@ package dispatch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -127,5 +128,43 @@ func TestMiddleware(t *testing.T) {
 	}
 	if got := strings.Join(order, ","); got != "outer:m,inner:m,handler" {
 		t.Fatalf("middleware order %s", got)
+	}
+}
+
+// TestTypedRawEcho: a json.RawMessage result that is the params byte for
+// byte goes out compacted without a second check; one that is not (even the
+// params changed in place) is checked, so only valid JSON leaves the engine.
+func TestTypedRawEcho(t *testing.T) {
+	e := dispatch.New(nil)
+	t.Cleanup(e.Close)
+	reg := func(name string, fn func(context.Context, json.RawMessage) (json.RawMessage, error)) {
+		if err := e.Register(name, dispatch.Typed(fn)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg("echo", func(_ context.Context, p json.RawMessage) (json.RawMessage, error) { return p, nil })
+	reg("spoil", func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
+		p[0] = 'x' // same length, no longer JSON
+		return p, nil
+	})
+	reg("other", func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(` { "a" : [ 1 , "b  c" ] } `), nil
+	})
+	f := func(in, want string) {
+		t.Helper()
+		if got := string(e.Process(nil, []byte(in))); got != want {
+			t.Errorf("Process(%s)\n got %s\nwant %s", in, got, want)
+		}
+	}
+	f(`{"jsonrpc":"2.0","method":"echo","params":[1,"a b",{"c":null}],"id":1}`,
+		`{"jsonrpc":"2.0","id":1,"result":[1,"a b",{"c":null}]}`)
+	f(`{"jsonrpc":"2.0","method":"echo","params":[ 1 ,	"a \" b\\" ,
+ {"c" : null } ],"id":2}`,
+		`{"jsonrpc":"2.0","id":2,"result":[1,"a \" b\\",{"c":null}]}`)
+	f(`{"jsonrpc":"2.0","method":"echo","params":{},"id":3}`, `{"jsonrpc":"2.0","id":3,"result":{}}`)
+	f(`{"jsonrpc":"2.0","method":"other","params":[1],"id":4}`, `{"jsonrpc":"2.0","id":4,"result":{"a":[1,"b  c"]}}`)
+	got := string(e.Process(nil, []byte(`{"jsonrpc":"2.0","method":"spoil","params":[1],"id":5}`)))
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,`) {
+		t.Errorf("spoil: %s, want -32603", got)
 	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"context"
+	"github.com/jetrpc/jetrpc/bench"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -33,8 +34,20 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %v: %v", transport, framing, err)
 		}
-		if len(rep.Servers) != 2 || rep.Servers[0].Name != "jetrpc" || rep.Servers[1].Name != "baseline" || rep.Ratio == nil {
+		names := []string{"jetrpc", "baseline"}
+		if bench.NewStdlibV2() != nil { // a GOEXPERIMENT=jsonv2 build has the v2 baseline too
+			names = []string{"jetrpc", BaselineV2, "baseline"}
+		}
+		if len(rep.Servers) != len(names) || rep.Ratio == nil {
 			t.Fatalf("%s %v: %+v", transport, framing, rep)
+		}
+		for i, name := range names {
+			if rep.Servers[i].Name != name {
+				t.Fatalf("%s %v: server %d is %s, want %s", transport, framing, i, rep.Servers[i].Name, name)
+			}
+		}
+		if b := rep.Servers[len(names)-1]; b.JSON != bench.JSONBuild {
+			t.Errorf("%s %v: baseline's json %q, want %q", transport, framing, b.JSON, bench.JSONBuild)
 		}
 		for _, s := range rep.Servers {
 			if s.OK == 0 || s.OK != s.Calls || s.Failed != 0 || len(s.RoundReqPerS) != 2 || s.CPUPerCall == nil {

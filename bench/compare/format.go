@@ -29,6 +29,15 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := rep.writeRows(w); err != nil {
 		return err
 	}
+	for _, s := range rep.Servers {
+		if s.Name == "baseline" && s.JSON != "" {
+			v2 := "baseline-v2: encoding/json/v2 + jsontext"
+			if len(rep.Servers) < 2 || rep.Servers[len(rep.Servers)-2].Name != BaselineV2 {
+				v2 = "baseline-v2 (encoding/json/v2 + jsontext) needs a build with GOEXPERIMENT=jsonv2"
+			}
+			fmt.Fprintf(w, "\nbaseline: %s; %s.\n", s.JSON, v2)
+		}
+	}
 	if rep.CPUNote != "" {
 		fmt.Fprintf(w, "\ncpu/req: %s.\nB/req, allocs/req: heap allocations of the process (runtime/metrics) per request; the load generator allocates nothing per call.\n", rep.CPUNote)
 	}

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"github.com/jetrpc/jetrpc/bench"
 	"math"
 	"time"
 
@@ -34,7 +35,10 @@ type ServerReport struct {
 	// Methods is how an in-process jetrpc server's demo methods are
 	// registered: inline (demo.Register), default or typed (see
 	// demo.Mode); empty for the baseline and a target.
-	Methods       string    `json:"methods,omitempty"`
+	Methods string `json:"methods,omitempty"`
+	// JSON is what a baseline server runs on (bench.JSONBuild, or
+	// encoding/json/v2 for BaselineV2); empty for jetrpc and a target.
+	JSON          string    `json:"json,omitempty"`
 	Addr          string    `json:"addr"`
 	Requests      int64     `json:"requests"` // calls answered + notifications sent
 	Calls         int64     `json:"calls"`
@@ -77,6 +81,10 @@ type Ratio struct {
 	AllocsPerCall *float64 `json:"allocs_per_call"`
 }
 
+// BaselineV2 names the encoding/json/v2 baseline's server (bench.NewStdlibV2),
+// which only a GOEXPERIMENT=jsonv2 build runs.
+const BaselineV2 = "baseline-v2"
+
 const cpuNote = "process CPU time (getrusage) per request while that server was loaded: the load generator runs in the same process, so this is server + generator; the generator's part is the same for every server"
 
 func newReport(cfg *Config, servers []server, samples []sample) *Report {
@@ -111,6 +119,13 @@ func serverReport(s server, sm *sample) ServerReport {
 		ReqPerSec: math.Round(sm.Rate()), RoundReqPerS: sm.rounds}
 	if m, ok := modeOf(s.name); ok && s.inProcess {
 		r.Methods = m.String()
+	}
+	switch {
+	case !s.inProcess:
+	case s.name == "baseline":
+		r.JSON = bench.JSONBuild
+	case s.name == BaselineV2:
+		r.JSON = "encoding/json/v2 + jsontext"
 	}
 	for j := range r.RoundReqPerS {
 		r.RoundReqPerS[j] = math.Round(r.RoundReqPerS[j])

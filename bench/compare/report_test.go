@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/jetrpc/jetrpc/bench"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,8 @@ func TestWriteTable(t *testing.T) {
            jetrpc   1000  100µs  100µs  100µs  100µs  100µs   2000ns    1.5           0       0
          baseline    500  400µs  400µs  400µs  400µs  400µs   8000ns    700          14       0
   jetrpc/baseline  2.00x  0.25x         0.25x                  0.25x     0x          0x        
+
+baseline: ` + bench.JSONBuild + `; baseline-v2 (encoding/json/v2 + jsontext) needs a build with GOEXPERIMENT=jsonv2.
 
 cpu/req: ` + cpuNote + `.
 B/req, allocs/req: heap allocations of the process (runtime/metrics) per request; the load generator allocates nothing per call.

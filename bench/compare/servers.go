@@ -17,9 +17,10 @@ import (
 )
 
 // startServers starts, on loopback, jetrpc (the demo methods, one server
-// per registration of cfg.Methods) and the encoding/json baseline
-// (bench.Stdlib) for cfg's transport and framing, or names cfg.Target. stop
-// shuts the servers down.
+// per registration of cfg.Methods), in a GOEXPERIMENT=jsonv2 build the
+// encoding/json/v2 baseline (BaselineV2), and the encoding/json baseline
+// (bench.Stdlib, "baseline", last) for cfg's transport and framing, or names
+// cfg.Target. stop shuts the servers down.
 //
 // The baseline runs on the same kind of loop as jetrpc: over NDJSON
 // bench.LineServer (read every buffered line, answer each into one buffer,
@@ -52,7 +53,14 @@ func startServers(cfg *Config) (servers []server, stop func(), err error) {
 			return startJetrpc(cfg, m, ln)
 		}})
 	}
-	starts = append(starts, start{"baseline", startBaseline})
+	if v2 := bench.NewStdlibV2(); v2 != nil { // a GOEXPERIMENT=jsonv2 build
+		starts = append(starts, start{BaselineV2, func(cfg *Config, ln net.Listener) (func(), error) {
+			return startBaseline(cfg, ln, v2)
+		}})
+	}
+	starts = append(starts, start{"baseline", func(cfg *Config, ln net.Listener) (func(), error) {
+		return startBaseline(cfg, ln, bench.NewStdlib())
+	}})
 	for _, s := range starts {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -100,10 +108,9 @@ func startJetrpc(cfg *Config, m demo.Mode, ln net.Listener) (stop func(), err er
 	}, nil
 }
 
-// startBaseline serves the encoding/json baseline on ln, on the loop that
-// matches jetrpc's for cfg's transport.
-func startBaseline(cfg *Config, ln net.Listener) (stop func(), err error) {
-	std := bench.NewStdlib()
+// startBaseline serves the baseline std on ln, on the loop that matches
+// jetrpc's for cfg's transport.
+func startBaseline(cfg *Config, ln net.Listener, std bench.Baseline) (stop func(), err error) {
 	switch cfg.Transport {
 	case load.HTTP:
 		srv := &fasthttp.Server{

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/jetrpc/jetrpc/bench"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,6 +44,7 @@ func TestBenchJSON(t *testing.T) {
 		Servers   []struct {
 			Name                                                           string
 			Methods                                                        string
+			JSON                                                           string
 			Addr                                                           string
 			Requests, Calls, OK, Errors, Unanswered, Mismatched, Malformed int64
 			Dropped, Reconnects, Notifications, Failed                     int64
@@ -69,6 +71,9 @@ func TestBenchJSON(t *testing.T) {
 	var names []string
 	for _, s := range rep.Servers {
 		names = append(names, s.Name+":"+s.Methods)
+		if s.Name == "baseline" && s.JSON != bench.JSONBuild {
+			t.Errorf("baseline json %q, want %q", s.JSON, bench.JSONBuild)
+		}
 	}
 	if got := strings.Join(names, " "); got != "jetrpc:inline jetrpc-default:default jetrpc-typed:typed baseline:" {
 		t.Fatalf("servers (name:methods): %s", got)

@@ -15,6 +15,7 @@ package scan
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
 )
 
 // Byte classes (read-only after package initialisation).
@@ -24,6 +25,8 @@ var (
 	plain = byteSet(func(b byte) bool { return b >= 0x20 && b < 0x80 && b != '"' && b != '\\' })
 	// hexDigit reports the bytes allowed in a \u escape.
 	hexDigit = byteSet(func(b byte) bool { return b-'0' < 10 || b|0x20-'a' < 6 })
+	// shortEscape reports the bytes that complete a two-character escape after a backslash.
+	shortEscape = byteSet(func(b byte) bool { return strings.IndexByte(`"\\/bfnrt`, b) >= 0 })
 )
 
 func byteSet(f func(byte) bool) (t [256]bool) {
@@ -38,6 +41,13 @@ const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
+
+// special flags the bytes of x (8 bytes, little endian) that need attention inside a string:
+// < 0x20, '"', '\\' or >= 0x80. Only a flagged byte can borrow in the subtractions, so the
+// lowest flagged byte is exact (false positives only appear above a true one).
+func special(x uint64) uint64 {
+	return (x | (x - 0x20*lsb) | ((x ^ '"'*lsb) - lsb) | ((x ^ '\\'*lsb) - lsb)) & msb
+}
 
 // IsSpace reports whether b is JSON whitespace.
 func IsSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\r' || b == '\t' }
@@ -66,16 +76,22 @@ func skipWSSlow(data []byte, i int) int {
 // first flagged byte is the closing quote, never leaves this function.
 func String(data []byte, i int) (int, bool, Code) {
 	i++
-	for i+8 <= len(data) {
-		x := binary.LittleEndian.Uint64(data[i:])
-		if m := ((x - 0x20*lsb) | ((x ^ '"'*lsb) - lsb) | ((x ^ '\\'*lsb) - lsb) | x) & msb; m != 0 {
+	for i+16 <= len(data) { // two words a step: one bounds check, the constants loaded once
+		w := data[i : i+16 : i+16]
+		if m := special(binary.LittleEndian.Uint64(w)); m != 0 {
 			i += bits.TrailingZeros64(m) >> 3
-			if data[i] == '"' {
-				return i + 1, false, OK
-			}
-			break
+			goto attention
 		}
-		i += 8
+		if m := special(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+			i += 8 + bits.TrailingZeros64(m)>>3
+			goto attention
+		}
+		i += 16
+	}
+	return stringRest(data, i, false)
+attention:
+	if data[i] == '"' {
+		return i + 1, false, OK
 	}
 	return stringRest(data, i, false)
 }
@@ -105,21 +121,40 @@ func laxRest(data []byte, i int, esc bool, c Code) (int, bool, Code) {
 }
 
 // stringRest goes on with the string at data[i], where a byte may need attention; esc says
-// whether a backslash came before.
+// whether a backslash came before. The two-character escapes (\n, \", \\ ...) are checked
+// in line and the 8-byte scan resumes right after them, so escape-heavy strings stay on the
+// fast path; \u escapes, UTF-8 and errors take the calls.
 func stringRest(data []byte, i int, esc bool) (int, bool, Code) {
 	var c Code
 	for {
+		for i+8 <= len(data) {
+			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto attention
+			}
+			i += 8
+		}
 		for i < len(data) && plain[data[i]] {
 			i++
 		}
 		if i >= len(data) {
 			return i, esc, Truncated
 		}
+	attention: // data[i] needs attention
 		switch b := data[i]; {
 		case b == '"':
 			return i + 1, esc, OK
 		case b == '\\':
 			esc = true
+			if i+6 <= len(data) {
+				if e := data[i+1]; shortEscape[e] {
+					i += 2
+					continue
+				} else if e == 'u' && hexDigit[data[i+2]] && hexDigit[data[i+3]] && hexDigit[data[i+4]] && hexDigit[data[i+5]] {
+					i += 6
+					continue
+				}
+			}
 			if i, c = escape(data, i); c != OK {
 				return i, esc, c
 			}
@@ -129,15 +164,6 @@ func stringRest(data []byte, i int, esc bool) (int, bool, Code) {
 			if i, c = scanRune(data, i); c != OK {
 				return i, esc, c
 			}
-		}
-		// Back to 8 bytes at a time.
-		for i+8 <= len(data) {
-			x := binary.LittleEndian.Uint64(data[i:])
-			if m := ((x - 0x20*lsb) | ((x ^ '"'*lsb) - lsb) | ((x ^ '\\'*lsb) - lsb) | x) & msb; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
 		}
 	}
 }

@@ -171,14 +171,32 @@ key: // data[i] should open a member name
 	}
 value: // data[i] should start a value
 	switch b = data[i]; b {
-	case '"':
-		i, _, c = String(data, i)
 	case '{', '[':
 		goto open
+	case '"':
+		j, at := run(data, i, obj)
+		if at > 0 { // a string value from data[at] on needs more than run does
+			i, _, c = stringRest(data, at, false)
+			break
+		}
+		if j > i {
+			i = j
+			goto next
+		}
+		i, _, c = String(data, i)
 	default:
 		if j := PlainInt(data, i); j > i {
 			i = j // the common small integer, without a call
-		} else if b == '-' || b-'0' < 10 {
+			goto next
+		}
+		if j, at := run(data, i, obj); at > 0 {
+			i, _, c = stringRest(data, at, false)
+			break
+		} else if j > i {
+			i = j
+			goto next
+		}
+		if b == '-' || b-'0' < 10 {
 			i, c = Number(data, i)
 		} else {
 			i, c = Scalar(data, i)
