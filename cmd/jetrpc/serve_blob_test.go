@@ -160,16 +160,30 @@ func TestBinaryBlob(t *testing.T) {
 		io.WriteString(nc, call+"\n")
 		return nc, func() { nc.Close() }
 	})
-	run("http", func() (io.Reader, func()) {
-		resp, err := http.Post("http://"+addrs["http"]+"/", "application/json", strings.NewReader(call))
+	post := func(name, acceptEncoding string) (io.Reader, func()) {
+		req, err := http.NewRequest("POST", "http://"+addrs["http"]+"/", strings.NewReader(call))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if acceptEncoding != "" { // else Go's transport asks for gzip and inflates it
+			req.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
-			t.Errorf("http: Transfer-Encoding %v, want chunked", resp.TransferEncoding)
+			t.Errorf("%s: Transfer-Encoding %v, want chunked", name, resp.TransferEncoding)
+		}
+		if gz := acceptEncoding == ""; resp.Uncompressed != gz || (!gz && resp.Header.Get("Content-Encoding") != "") {
+			t.Errorf("%s: came gzip-coded %v (Content-Encoding %q), want %v", name, resp.Uncompressed,
+				resp.Header.Get("Content-Encoding"), gz)
 		}
 		return resp.Body, func() { resp.Body.Close() }
-	})
+	}
+	run("http", func() (io.Reader, func()) { return post("http", "identity") })
+	run("http-gzip", func() (io.Reader, func()) { return post("http-gzip", "") })
 	run("websocket", func() (io.Reader, func()) {
 		c, resp, err := websocket.DefaultDialer.Dial("ws://"+addrs["http"]+"/ws", nil)
 		if err != nil {

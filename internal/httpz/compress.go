@@ -100,6 +100,10 @@ func (z *Writer) Close() error {
 	return err
 }
 
+// Abort gives z back to the pool without ending its stream: for a
+// stream cut off, whose trailer must not be written.
+func (z *Writer) Abort() { z.release() }
+
 // release gives z back to the pool without ending its stream (its
 // destination may be gone).
 func (z *Writer) release() {

@@ -231,7 +231,7 @@ func (s *HTTPServer) Handler(ctx *fasthttp.RequestCtx) {
 		out = s.e.ProcessContext(s.requestContext(ctx, netserver.HTTP, false), out, body)
 	}
 	ctx.Response.SwapBody(out)
-	if serveStreamed(ctx, st) {
+	if serveStreamed(ctx, st, &s.z) {
 		return
 	}
 	if len(out) == 0 {

@@ -22,17 +22,22 @@ package nethttp
 // panics with http.ErrAbortHandler. A client that goes away fails the pieces' writes,
 // which fails the handler's writes.
 //
-// Compression: a streamed body is sent as it is. The hook for compressing
-// it on the fly (gzip when Accept-Encoding allows) is streamBody (fasthttp)
-// and stdStream.w (net/http): wrap them there.
+// Compression: a streamed body is coded on the fly when the request's
+// Accept-Encoding allows and compression is on (a streamed result is
+// longer than any CompressMin: it has a piece of 64 KiB before it
+// streams). Each piece is compressed and sync-flushed on its own, so that
+// the client can decode what came as it comes; the coded stream's trailer
+// goes with the last piece, and a body cut off gets none.
 
 import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/httpz"
 	"github.com/valyala/fasthttp"
 )
 
@@ -101,7 +106,7 @@ func (s *httpStream) arm() {
 
 // serveStreamed ends the processing of a POST: when its response is
 // streamed it makes the pieces the body, chunked, and reports true.
-func serveStreamed(ctx *fasthttp.RequestCtx, s *httpStream) bool {
+func serveStreamed(ctx *fasthttp.RequestCtx, s *httpStream, z *coding) bool {
 	if s == nil {
 		return false
 	}
@@ -111,7 +116,11 @@ func serveStreamed(ctx *fasthttp.RequestCtx, s *httpStream) bool {
 	}
 	s.started = false
 	ctx.Response.Header.SetContentTypeBytes(jsonContentType)
-	ctx.SetBodyStream(s.body, -1) // -1: chunked; the compression hook
+	if enc := z.encoding(ctx, math.MaxInt); enc != httpz.Identity {
+		ctx.Response.Header.SetContentEncodingBytes(encNames[enc])
+		s.body.enc = enc
+	}
+	ctx.SetBodyStream(s.body, -1) // -1: chunked
 	return true
 }
 
@@ -126,6 +135,57 @@ type streamBody struct {
 	ran    bool   // WriteTo ran (fasthttp's goroutine)
 	rest   []byte // Read's: what is left of the last piece
 	err    error  // Read's: the writer side failed
+	coder         // the content coding, if any
+}
+
+// coder codes the pieces of a streamed body (Identity: not at all).
+type coder struct {
+	enc httpz.Encoding
+	zw  *httpz.Writer
+	out appendWriter // zw's destination
+}
+
+// appendWriter appends what is written to b.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// code returns p as it goes on the wire: compressed and sync-flushed when
+// the body is coded.
+func (c *coder) code(p []byte) []byte {
+	if c.enc == httpz.Identity || len(p) == 0 {
+		return p
+	}
+	if c.zw == nil {
+		c.zw = httpz.NewWriter(c.enc, &c.out)
+	}
+	c.out.b = c.out.b[:0]
+	c.zw.Write(p) // an appendWriter never fails
+	c.zw.Flush()
+	return c.out.b
+}
+
+// end returns the coded stream's trailer (nil when not coded) and gives the
+// compressor back; a body cut off (ok false) gets no trailer.
+func (c *coder) end(ok bool) []byte {
+	if c.enc == httpz.Identity {
+		return nil
+	}
+	if c.zw == nil {
+		c.zw = httpz.NewWriter(c.enc, &c.out)
+	}
+	c.out.b = c.out.b[:0]
+	if !ok {
+		c.zw.Abort()
+		c.zw = nil
+		return nil
+	}
+	c.zw.Close() // an appendWriter never fails
+	c.zw = nil
+	return c.out.b
 }
 
 var _ fasthttp.BodyWriterTo = (*streamBody)(nil)
@@ -149,16 +209,22 @@ func (b *streamBody) WriteTo(w io.Writer) (int64, error) {
 	for p := range b.pieces {
 		if werr == nil {
 			var k int
-			k, werr = w.Write(p)
+			k, werr = w.Write(b.code(p))
 			n += int64(k)
 		}
 		b.acks <- werr
 	}
 	switch {
 	case werr != nil:
+		b.end(false)
 		return n, werr
 	case b.cut:
+		b.end(false)
 		return n, errStreamCut
+	}
+	if t := b.end(true); len(t) > 0 {
+		k, err := w.Write(t)
+		return n + int64(k), err
 	}
 	return n, nil
 }
@@ -167,14 +233,21 @@ func (b *streamBody) WriteTo(w io.Writer) (int64, error) {
 func (b *streamBody) Read(p []byte) (int, error) {
 	b.ran = true
 	for len(b.rest) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
 		piece, ok := <-b.pieces
 		if !ok {
 			if b.cut {
-				return 0, errStreamCut
+				b.end(false)
+				b.err = errStreamCut
+				return 0, b.err
 			}
-			return 0, io.EOF
+			b.err = io.EOF
+			b.rest = append(b.rest[:0], b.end(true)...)
+			continue
 		}
-		b.rest = append(b.rest[:0], piece...)
+		b.rest = append(b.rest[:0], b.code(piece)...)
 		b.acks <- nil
 	}
 	n := copy(p, b.rest)
@@ -201,9 +274,12 @@ func (b *streamBody) Close() error {
 type stdStream struct {
 	context.Context
 	w       http.ResponseWriter
+	r       *http.Request // its Accept-Encoding
+	z       *coding
 	rc      *http.ResponseController
 	started bool
 	cut     bool
+	coder
 }
 
 func (s *stdStream) Value(key any) any {
@@ -217,9 +293,10 @@ func (s *stdStream) Piece(b []byte, first bool) error {
 	if first {
 		s.started = true
 		s.w.Header().Set("Content-Type", "application/json")
+		s.enc = s.z.stdEncoding(s.w, s.r, math.MaxInt)
 		s.rc = http.NewResponseController(s.w)
 	}
-	if _, err := s.w.Write(b); err != nil {
+	if _, err := s.w.Write(s.code(b)); err != nil {
 		return err
 	}
 	return s.rc.Flush()
@@ -227,10 +304,12 @@ func (s *stdStream) Piece(b []byte, first bool) error {
 
 func (s *stdStream) End(b []byte, ok bool) {
 	if !ok {
+		s.end(false)
 		s.cut = true
 		return
 	}
-	s.w.Write(b)
+	s.w.Write(s.code(b))
+	s.w.Write(s.end(true))
 }
 
 // finish ends a request whose response may have been streamed: it

@@ -128,3 +128,47 @@ func TestStreamResultHTTPDisconnect(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamResultHTTPGzip: a streamed result is gzip-coded on the fly
+// on both servers when the client accepts it (Go's transport asks and
+// inflates: resp.Uncompressed), plain when it does not; a coded stream cut
+// off still fails the client's read.
+func TestStreamResultHTTPGzip(t *testing.T) {
+	for name, h := range streamTargets(t, dispatch.Options{}) {
+		const n = 3000000
+		call := `{"jsonrpc":"2.0","method":"blob","params":[3000000],"id":5}`
+		for _, accept := range []string{"", "identity"} {
+			req, err := http.NewRequest("POST", h.url, strings.NewReader(call))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if accept != "" {
+				req.Header.Set("Accept-Encoding", accept)
+			}
+			resp, err := h.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var r struct{ Result string }
+			if err != nil || json.Unmarshal(body, &r) != nil || len(r.Result) != n || strings.Trim(r.Result, "x") != "" {
+				t.Fatalf("%s %q: %v, %d bytes", name, accept, err, len(body))
+			}
+			if gz := accept == ""; resp.Uncompressed != gz || (!gz && resp.Header.Get("Content-Encoding") != "") {
+				t.Errorf("%s %q: gzip-coded %v (Content-Encoding %q)", name, accept, resp.Uncompressed, resp.Header.Get("Content-Encoding"))
+			}
+			if v := resp.Header.Get("Vary"); !strings.Contains(v, "Accept-Encoding") {
+				t.Errorf("%s %q: Vary %q", name, accept, v)
+			}
+		}
+		for i, sc := range streamtest.Cases {
+			if !sc.Cut {
+				continue
+			}
+			if _, body, err := h.postRaw(streamtest.Call(sc.Method, i+1)); err == nil {
+				t.Fatalf("%s %s: a coded stream cut off read whole: %.100s", name, sc.Method, body)
+			}
+		}
+	}
+}

@@ -83,7 +83,7 @@ func (h *stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := h.out.Get()
 	defer h.out.Put(out)
 	// Streamed results (http_stream.go).
-	st := &stdStream{Context: stdRequestContext(r, netserver.HTTP), w: w}
+	st := &stdStream{Context: stdRequestContext(r, netserver.HTTP), w: w, r: r, z: &h.z}
 	if set := h.lim.methods[netserver.HTTP]; set != nil { // netserver.Options.Methods; rpc.discover finds it in the context
 		out.B = set.ProcessContext(dispatch.WithMethodSet(st, set), out.B, in.B)
 	} else {
