@@ -46,3 +46,33 @@ func TestMemoryAllocs(t *testing.T) {
 		t.Errorf("Key: %v allocs, want 0", n)
 	}
 }
+
+func TestPolicyAllocs(t *testing.T) {
+	fin := cache.NewFinality(nil, nil)
+	fin.Set(1000)
+	rules, err := cache.ParseRules([]string{"eth_blockNumber=1s", "debug_*=1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cache.Chain{rules, cache.NewEthereum(fin, nil)}
+	calls := []struct{ method, params, result string }{
+		{"eth_getBlockByNumber", `["0x10",false]`, `{"number":"0x10"}`},
+		{"eth_getBlockByNumber", `["latest",false]`, `{}`},
+		{"eth_getTransactionReceipt", `["0xb903239f8543d04b5dc1ba6579132b143087c68db1b2168786408fcbce568238"]`, `{"logs":[],"blockNumber":"0x3"}`},
+		{"eth_getLogs", `[{"fromBlock":"0x1","toBlock":"0x2","topics":[null]}]`, `[]`},
+		{"eth_getBalance", `["0x407d73d8a49eeb85d32cf465507dd71d507100c1",{"blockNumber":"0x1"}]`, `"0x0"`},
+		{"eth_blockNumber", `[]`, `"0x1"`},
+		{"debug_traceBlock", `[]`, `[]`},
+		{"eth_sendRawTransaction", `["0x00"]`, `"0x1"`},
+	}
+	for _, c := range calls {
+		m, params, result := []byte(c.method), []byte(c.params), []byte(c.result)
+		if n := testing.AllocsPerRun(1000, func() {
+			if _, ok := p.TTL(m, params); ok {
+				p.Keep(m, params, result)
+			}
+		}); n != 0 {
+			t.Errorf("%s %s: %v allocs, want 0", c.method, c.params, n)
+		}
+	}
+}
