@@ -133,6 +133,7 @@ func New(ctx context.Context, nc *nats.Conn, opts *Options) (*Store, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	frontNow := o.Now // nil: the front cache's own monotonic clock
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -162,7 +163,7 @@ func New(ctx context.Context, nc *nats.Conn, opts *Options) (*Store, error) {
 		if o.FrontBytes == 0 {
 			o.FrontBytes = DefaultFrontBytes
 		}
-		s.front = cache.NewMemory(&cache.MemoryOptions{MaxBytes: o.FrontBytes, Now: o.Now})
+		s.front = cache.NewMemory(&cache.MemoryOptions{MaxBytes: o.FrontBytes, Now: frontNow})
 	}
 	return s, nil
 }
