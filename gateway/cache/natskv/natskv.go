@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/gateway/cache"
+	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -258,11 +259,17 @@ func (s *Store) Set(key, result []byte, ttl time.Duration) {
 	if bp == nil {
 		bp = new([]byte)
 	}
-	b := append((*bp)[:0], version)
+	// One buffer: the subject, then the value. Publish copies both into
+	// the connection's buffer before it returns.
+	b := append((*bp)[:0], s.subject...)
+	sum := sha256.Sum256(key)
+	b = base64.RawURLEncoding.AppendEncode(b, sum[:])
+	n := len(b)
+	b = append(b, version)
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.now().Add(ttl).UnixNano()))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(key)))
 	b = append(append(b, key...), result...)
-	_ = s.nc.Publish(s.subject+name(key), b) // copied into the connection's buffer
+	_ = s.nc.Publish(bytesconv.B2S(b[:n]), b[n:])
 	if cap(b) <= 1<<20 {
 		*bp = b
 		s.bufs.Put(bp)
@@ -270,5 +277,13 @@ func (s *Store) Set(key, result []byte, ttl time.Duration) {
 }
 
 // Flush waits until the server has received every Set so far (tests, and
-// a replica that shuts down).
-func (s *Store) Flush(ctx context.Context) error { return s.nc.FlushWithContext(ctx) }
+// a replica that shuts down), at most until ctx ends or, when it has no
+// deadline, 50 times Options.Timeout.
+func (s *Store) Flush(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 50*s.timeout)
+		defer cancel()
+	}
+	return s.nc.FlushWithContext(ctx)
+}
