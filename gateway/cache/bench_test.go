@@ -177,10 +177,12 @@ func BenchmarkPolicy(b *testing.B) {
 	}
 }
 
+var stdlibPos = map[string]int{"eth_getBlockByNumber": 0, "eth_getBalance": 1}
+
 // stdlibDecision is the baseline: the same decision for the block-number
 // methods above, with encoding/json reading the params.
 func stdlibDecision(method string, params []byte, finalized uint64) bool {
-	pos := map[string]int{"eth_getBlockByNumber": 0, "eth_getBalance": 1}
+	pos := stdlibPos
 	var args []json.RawMessage
 	if err := json.Unmarshal(params, &args); err != nil {
 		return false
