@@ -11,6 +11,7 @@ import (
 	"flag"
 
 	"github.com/jetrpc/jetrpc/gateway/cache"
+	"github.com/jetrpc/jetrpc/gateway/cache/natskv"
 )
 
 // proxyCacheFlags are the cache flags of jetrpc proxy.
@@ -42,9 +43,59 @@ func (c *proxyCacheFlags) enabled() bool {
 // build makes the Store and Policy the flags ask for; stop releases them
 // (the NATS connection, the finality follower). With no cache flag it
 // returns nils and a no-op stop.
+//
+// The store is in memory (cache.Memory, its default budget) unless
+// --cache-nats names a NATS server, then a natskv.Store on it (with a
+// memory front cache). The policy is the --cache rules, then the built-in
+// policy: a rule overrides the policy for its methods. The ethereum policy
+// follows the finalized block through call, every few seconds from now
+// until stop; ctx bounds only the set-up (connecting to NATS).
 func (c *proxyCacheFlags) build(ctx context.Context, call upstreamCall) (store cache.Store, policy cache.Policy, stop func(), err error) {
+	noop := func() {}
 	if !c.enabled() {
-		return nil, nil, func() {}, nil
+		return nil, nil, noop, nil
 	}
-	return nil, nil, func() {}, errors.New("the gateway cache is not built yet")
+	var chain cache.Chain
+	if len(c.rules) > 0 {
+		rules, err := cache.ParseRules(c.rules)
+		if err != nil {
+			return nil, nil, noop, errors.New("--cache: " + err.Error())
+		}
+		chain = append(chain, rules)
+	}
+	var fin *cache.Finality
+	switch c.policy {
+	case "":
+	case "ethereum":
+		fin = cache.NewFinality(cache.CallFunc(call), nil)
+		chain = append(chain, cache.NewEthereum(fin, nil))
+	default:
+		return nil, nil, noop, errors.New(`--cache-policy: unknown policy "` + c.policy + `" (want ethereum)`)
+	}
+	if len(chain) == 0 {
+		return nil, nil, noop, errors.New("--cache-nats: nothing is cacheable without --cache NAME=TTL or --cache-policy ethereum")
+	}
+	policy = chain
+	if len(chain) == 1 {
+		policy = chain[0]
+	}
+	closeStore := noop
+	if c.nats != "" {
+		s, err := natskv.Connect(ctx, c.nats, nil)
+		if err != nil {
+			return nil, nil, noop, errors.New("--cache-nats " + c.nats + ": " + err.Error())
+		}
+		store, closeStore = s, s.Close
+	} else {
+		store = cache.NewMemory(nil)
+	}
+	if fin != nil {
+		fin.Start(context.WithoutCancel(ctx))
+	}
+	return store, policy, func() {
+		if fin != nil {
+			fin.Stop()
+		}
+		closeStore()
+	}, nil
 }
