@@ -197,7 +197,7 @@ func (g *Gateway) answer(st *fwdState, dst []byte) []byte {
 		case answerCall:
 			if err := s.bc.Err(); err != nil {
 				countError(s.r, err)
-				dst = appendError(dst, s.m.ID, err, st.subs[s.sub].timeout)
+				dst = appendFailure(dst, s.m.ID, s.bc.RawError(), err, st.subs[s.sub].timeout)
 				continue
 			}
 			raw := s.bc.Raw()
