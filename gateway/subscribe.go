@@ -251,6 +251,14 @@ var (
 	unsubscribeSuffix = []byte("_unsubscribe")
 )
 
+// subscribing reports whether m, a call on route r, is one that pinned
+// would take alone: a subscription method, from a client with a peer, on
+// a group with Relays.
+func subscribing(ctx context.Context, m *decode.Message, r *route) bool {
+	return len(r.group.Relays) > 0 && (bytes.HasSuffix(m.Method, subscribeSuffix) || bytes.HasSuffix(m.Method, unsubscribeSuffix)) &&
+		dispatch.PeerOf(ctx) != nil
+}
+
 // pinned answers a call of a subscription method from a client with a
 // peer; ok is false for any other call, which is forwarded as usual.
 func (g *Gateway) pinned(ctx context.Context, dst []byte, m *decode.Message, r *route) ([]byte, bool) {
