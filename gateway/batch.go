@@ -36,12 +36,12 @@ type slot struct {
 type answerKind uint8
 
 const (
-	answerNone    answerKind = iota // a notification, a response
-	answerInvalid                   // -32600
-	answerCode                      // an error with code
-	answerCached                    // cached
-	answerCall                      // the sub-batch's answer
-	answerNoSubscribe               // a subscription method: errNoSubscribe
+	answerNone        answerKind = iota // a notification, a response
+	answerInvalid                       // -32600
+	answerCode                          // an error with code
+	answerCached                        // cached
+	answerCall                          // the sub-batch's answer
+	answerNoSubscribe                   // a subscription method: errNoSubscribe
 )
 
 // errNoSubscribe answers a subscription call (NS_subscribe,
@@ -50,7 +50,6 @@ const (
 // its members are done, so a subscription's notifications could reach the
 // client before its id; the client sends such calls alone.
 const errNoSubscribe = "Subscriptions are not supported in batches: send the call alone"
-
 
 // subBatch is the members of one group.
 type subBatch struct {
