@@ -21,6 +21,7 @@ type Batch struct {
 	params []byte // the items' params, encoded when added, one after another
 	err    error  // the first params that could not be encoded
 	sent   bool
+	keep   bool // a call added by CallRaw: keep error objects (RawError)
 }
 
 type batchItem struct {
@@ -34,6 +35,7 @@ type batchItem struct {
 type BatchCall struct {
 	result any
 	raw    []byte
+	rawErr []byte
 	err    error
 }
 
@@ -45,6 +47,11 @@ func (bc *BatchCall) Err() error { return bc.err }
 // Raw returns the call's raw JSON result once Send has returned (nil after
 // an error).
 func (bc *BatchCall) Raw() []byte { return bc.raw }
+
+// RawError returns, for a call added with CallRaw that the server answered
+// with an error, the response's error object as it came (as
+// Pool.ForwardRaw keeps it); nil otherwise.
+func (bc *BatchCall) RawError() []byte { return bc.rawErr }
 
 // NewBatch returns an empty batch for c.
 func (c *Client) NewBatch() *Batch { return &Batch{c: c} }
@@ -136,7 +143,7 @@ func (b *Batch) leg(c *Client, e *endpoint) batchLeg {
 	l := batchLeg{c: c, e: e, ps: make([]*call, 0, b.calls), ids: make([]uint64, 0, b.calls)}
 	for range b.calls {
 		p := c.getCall()
-		p.Dst = p.buf[:0]
+		p.Dst, p.KeepError = p.buf[:0], b.keep
 		l.ps, l.ids = append(l.ps, p), append(l.ids, p.id)
 	}
 	return l
@@ -219,6 +226,10 @@ func (b *Batch) collect(l *batchLeg, err error) {
 		bc.err = p.Err
 		if bc.err == nil && p.Res == nil {
 			bc.err = err // no answer
+		}
+		if bc.err != nil && p.Res != nil { // a kept error object
+			bc.rawErr = bytes.Clone(p.Res)
+			p.buf = p.Res[:0]
 		}
 		if bc.err == nil {
 			bc.raw = bytes.Clone(p.Res)

@@ -115,6 +115,9 @@ func (c *Client) complete(m *decode.Message) {
 	if m.Kind == decode.Result {
 		p.Resolve(m.Result)
 	} else {
+		if p.KeepError {
+			p.Res = append(p.Dst, m.Error...)
+		}
 		p.Fail(rpcmsg.ParseError(m.Error))
 	}
 }

@@ -12,8 +12,10 @@ import (
 // CallRaw adds a call of method with params given as raw JSON (an array
 // or an object; nil: none), copied as they are, for a caller that forwards
 // params it never decoded (a gateway). Its answer is the BatchCall's Raw
-// result or Err after Send.
+// result or Err after Send; an error response's object as it came is its
+// RawError.
 func (b *Batch) CallRaw(method string, params []byte) *BatchCall {
+	b.keep = true
 	bc := &BatchCall{}
 	b.addRaw(method, params, bc)
 	return bc
@@ -68,10 +70,36 @@ func (p *Pool) Probe(ctx context.Context, i int, method string, params []byte) e
 	return err
 }
 
+// ForwardRaw is CallRaw for a caller that passes the server's answer on (a
+// gateway): when the server answers with an error, the error is its
+// *encode.Error as for CallRaw, and the slice returned is dst with the
+// response's error object appended as it came (every member, in the
+// server's order and escaping), where CallRaw returns dst unchanged. After
+// any other failure it returns dst. Its allocations are CallRaw's.
+func (p *Pool) ForwardRaw(ctx context.Context, dst []byte, method string, params []byte) ([]byte, error) {
+	if err := checkParams(params); err != nil {
+		return dst, err
+	}
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
+	return p.do(ctx, dst, method, params, nil, true)
+}
+
 // CallRawOn calls method with raw params on the pool's i-th endpoint only,
 // as CallRaw does but without failover or hedging (a call pinned to one
 // server: a subscription), and records the outcome as a call's.
 func (p *Pool) CallRawOn(ctx context.Context, i int, dst []byte, method string, params []byte) ([]byte, error) {
+	return p.callOn(ctx, i, dst, method, params, false)
+}
+
+// ForwardRawOn is CallRawOn that keeps an error response's object, as
+// ForwardRaw does.
+func (p *Pool) ForwardRawOn(ctx context.Context, i int, dst []byte, method string, params []byte) ([]byte, error) {
+	return p.callOn(ctx, i, dst, method, params, true)
+}
+
+func (p *Pool) callOn(ctx context.Context, i int, dst []byte, method string, params []byte, keep bool) ([]byte, error) {
 	if i < 0 || i >= len(p.eps) {
 		return dst, errors.New("client: Pool: no endpoint " + strconv.Itoa(i))
 	}
@@ -81,7 +109,7 @@ func (p *Pool) CallRawOn(ctx context.Context, i int, dst []byte, method string, 
 	e := p.eps[i]
 	c := e.c
 	q := c.getCall()
-	q.Dst = dst
+	q.Dst, q.KeepError = dst, keep
 	e.pending.Add(1)
 	start := time.Now()
 	err := c.do(ctx, q, method, params, nil)
@@ -95,7 +123,7 @@ func (p *Pool) CallRawOn(ctx context.Context, i int, dst []byte, method string, 
 		e.until.Store(0)
 	}
 	if err != nil {
-		return dst, err
+		return kept(dst, res), err
 	}
 	return res, nil
 }

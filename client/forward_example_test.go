@@ -42,3 +42,33 @@ func ExamplePool_CallRawOn() {
 	// {"a" : [1, 2.50]} <nil>
 	// <nil>
 }
+
+// Pass a server's error object on as it came, as a gateway does:
+// ForwardRaw appends it to dst (where CallRaw appends a result) and returns
+// its parsed error too; a batch's CallRaw keeps it as RawError.
+func ExamplePool_ForwardRaw() {
+	ctx := context.Background()
+	addr, _, stop := serveDemo()
+	defer stop()
+	c, err := client.Dial(ctx, "tcp", addr, nil)
+	if err != nil {
+		panic(err)
+	}
+	p, err := client.NewPool([]*client.Client{c}, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	fail := []byte(`{"code":3,"message":"execution reverted","data":"0x08c379a0"}`)
+	out, err := p.ForwardRaw(ctx, []byte("error: "), "fail", fail)
+	fmt.Println(string(out))
+	fmt.Println(err)
+
+	b := p.NewBatch()
+	call := b.CallRaw("fail", fail)
+	fmt.Println(b.Send(ctx), string(call.RawError()))
+	// Output:
+	// error: {"code":3,"message":"execution reverted","data":"0x08c379a0"}
+	// jsonrpc: code 3: execution reverted
+	// <nil> {"code":3,"message":"execution reverted","data":"0x08c379a0"}
+}

@@ -134,7 +134,7 @@ type leg struct {
 }
 
 // hedged makes a hedged attempt starting on e.
-func (p *Pool) hedged(ctx context.Context, e *endpoint, tried *uint64, dst []byte, method string, raw []byte, params any) ([]byte, error) {
+func (p *Pool) hedged(ctx context.Context, e *endpoint, tried *uint64, dst []byte, method string, raw []byte, params any, keep bool) ([]byte, error) {
 	if !e.c.t.stream() && ctx.Done() == nil {
 		// An HTTP POST under a context that cannot end runs in the
 		// caller: give it one, so the hedge can go meanwhile.
@@ -143,7 +143,7 @@ func (p *Pool) hedged(ctx context.Context, e *endpoint, tried *uint64, dst []byt
 		defer cancel()
 	}
 	var a, b leg
-	if err := p.start(ctx, &a, e, dst, method, raw, params); err != nil {
+	if err := p.start(ctx, &a, e, dst, method, raw, params, keep); err != nil {
 		return dst, err
 	}
 	delay := p.hedge.wait()
@@ -169,7 +169,7 @@ func (p *Pool) hedged(ctx context.Context, e *endpoint, tried *uint64, dst []byt
 	}
 	*tried |= p.bit(e2)
 	q2buf := e2.c.getCall() // b's own result buffer
-	if err := p.start(ctx, &b, e2, q2buf.buf[:0], method, raw, params); err != nil {
+	if err := p.start(ctx, &b, e2, q2buf.buf[:0], method, raw, params, keep); err != nil {
 		putCall(q2buf)
 		return p.finish(ctx, &a)
 	}
@@ -194,7 +194,7 @@ func (p *Pool) hedged(ctx context.Context, e *endpoint, tried *uint64, dst []byt
 			p.drop(&a) // a no longer writes to dst
 			p.hedge.wins.Add(1)
 			res, err := p.finish(ctx, &b)
-			if err == nil {
+			if err == nil || res != nil { // a result, or a kept error object
 				res = append(dst, res...)
 			}
 			return res, err
@@ -203,10 +203,10 @@ func (p *Pool) hedged(ctx context.Context, e *endpoint, tried *uint64, dst []byt
 }
 
 // start sends the call on e for leg l, its result appended to dst.
-func (p *Pool) start(ctx context.Context, l *leg, e *endpoint, dst []byte, method string, raw []byte, params any) error {
+func (p *Pool) start(ctx context.Context, l *leg, e *endpoint, dst []byte, method string, raw []byte, params any, keep bool) error {
 	c := e.c
 	l.e, l.q, l.start = e, c.getCall(), time.Now()
-	l.q.Dst = dst
+	l.q.Dst, l.q.KeepError = dst, keep
 	e.pending.Add(1)
 	if err := c.send(ctx, l.q, method, raw, params); err != nil {
 		e.pending.Add(-1)

@@ -158,7 +158,7 @@ func (p *Pool) CallRaw(ctx context.Context, dst []byte, method string, params []
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
-	return p.do(ctx, dst, method, params, nil)
+	return p.do(ctx, dst, method, params, nil, false)
 }
 
 // Call calls method with params and decodes the result into result, as
@@ -174,7 +174,7 @@ func (p *Pool) Call(ctx context.Context, method string, params, result any) erro
 	if bp == nil {
 		bp = new([]byte)
 	}
-	res, err := p.do(ctx, (*bp)[:0], method, nil, params)
+	res, err := p.do(ctx, (*bp)[:0], method, nil, params, false)
 	if err == nil {
 		err = rpcmsg.DecodeResult(res, result)
 	}
@@ -192,8 +192,9 @@ func (p *Pool) Notify(ctx context.Context, method string, params any) error {
 }
 
 // do is a call: attempts on endpoints until one answers or the policy
-// says stop.
-func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, params any) ([]byte, error) {
+// says stop. With keep, an error response's object is appended to dst
+// and returned with its error (ForwardRaw).
+func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, params any, keep bool) ([]byte, error) {
 	p.calls.Add(1)
 	idem := p.retry.idempotent(method)
 	if p.retry != nil {
@@ -201,7 +202,7 @@ func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, pa
 	}
 	var tried uint64
 	e := p.pick(tried)
-	res, err := p.attempt(ctx, e, &tried, dst, method, raw, params, idem)
+	res, err := p.attempt(ctx, e, &tried, dst, method, raw, params, idem, keep)
 	for n := 2; err != nil && ctx.Err() == nil; n++ {
 		switch {
 		case notSent(err) && n <= len(p.eps)+1: // safe for any method
@@ -218,17 +219,26 @@ func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, pa
 			}
 		default:
 			p.failed.Add(1)
-			return dst, err
+			return kept(dst, res), err
 		}
 		p.failovers.Add(1)
 		e = p.pick(tried)
-		res, err = p.attempt(ctx, e, &tried, dst, method, raw, params, idem)
+		res, err = p.attempt(ctx, e, &tried, dst, method, raw, params, idem, keep)
 	}
 	if err != nil {
 		p.failed.Add(1)
-		return dst, err
+		return kept(dst, res), err
 	}
 	return res, nil
+}
+
+// kept is what a failed call returns: res when it holds an error object
+// kept for ForwardRaw (an attempt's Res is nil without one), else dst.
+func kept(dst, res []byte) []byte {
+	if res != nil {
+		return res
+	}
+	return dst
 }
 
 // notSent reports whether err says that nothing of the call was sent: it
@@ -243,14 +253,14 @@ func notSent(err error) bool {
 
 // attempt makes one attempt on e (hedged when the pool hedges and the
 // method is idempotent) and records its outcome.
-func (p *Pool) attempt(ctx context.Context, e *endpoint, tried *uint64, dst []byte, method string, raw []byte, params any, idem bool) ([]byte, error) {
+func (p *Pool) attempt(ctx context.Context, e *endpoint, tried *uint64, dst []byte, method string, raw []byte, params any, idem, keep bool) ([]byte, error) {
 	*tried |= p.bit(e)
 	if idem && p.hedge.on() && len(p.eps) > 1 {
-		return p.hedged(ctx, e, tried, dst, method, raw, params)
+		return p.hedged(ctx, e, tried, dst, method, raw, params, keep)
 	}
 	c := e.c
 	q := c.getCall()
-	q.Dst = dst
+	q.Dst, q.KeepError = dst, keep
 	e.pending.Add(1)
 	start := time.Now()
 	err := c.do(ctx, q, method, raw, params)

@@ -64,3 +64,12 @@ func ExampleCode_Err() {
 	// jsonrpc: code -32602: minuend must be a number
 	// invalid params
 }
+
+// A gateway answers with an upstream's error object as it came, under its
+// client's id.
+func ExampleAppendErrorObject() {
+	dst := encode.AppendErrorObject(nil, []byte(`"a\u0041"`), []byte(`{ "message":"caf\u00e9", "code": 3, "x": true }`))
+	os.Stdout.Write(dst)
+	// Output:
+	// {"jsonrpc":"2.0","id":"a\u0041","error":{ "message":"caf\u00e9", "code": 3, "x": true }}
+}

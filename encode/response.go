@@ -7,6 +7,7 @@ const (
 	head        = `{"jsonrpc":"2.0","id":`
 	resultKey   = `,"result":`
 	errorHead   = `,"error":{"code":`
+	errorKey    = `,"error":`
 	messageKey  = `,"message":`
 	dataKey     = `,"data":`
 	methodHead  = `,"method":`
@@ -76,6 +77,19 @@ func appendErrorTail(dst []byte, code Code, message string, data []byte) []byte 
 		dst = append(dst, data...)
 	}
 	return append(dst, errorTail...)
+}
+
+// AppendErrorObject appends {"jsonrpc":"2.0","id":ID,"error":OBJ}: obj is
+// an error object, raw JSON copied byte for byte (an upstream's, passed
+// on by a gateway). obj may lie in dst's spare capacity where it starts no
+// sooner than it is to be copied to, as what was appended to dst after
+// AppendResultStart(dst, id) does: it is then moved into place.
+func AppendErrorObject(dst, id, obj []byte) []byte {
+	dst = append(dst, head...)
+	dst = appendRaw(dst, id)
+	dst = append(dst, errorKey...)
+	dst = append(dst, obj...)
+	return append(dst, messageTail...)
 }
 
 // AppendErrorValue appends the error response for e. A nil e writes the

@@ -199,3 +199,19 @@ func TestBatch(t *testing.T) {
 
 	check(t, encode.AppendBatchEnd(encode.AppendBatchStart(nil)), `[]`)
 }
+
+// TestAppendErrorObjectInPlace: an error object appended after
+// AppendResultStart on the same buffer is moved into place.
+func TestAppendErrorObjectInPlace(t *testing.T) {
+	obj := `{"data":[1, 2],"code":-1,"message":"x\"y"}`
+	for _, id := range []string{`1`, `"a\u0041"`, ``} {
+		buf := encode.AppendResultStart(make([]byte, 0, 128), []byte(id))
+		head := len(buf)
+		buf = append(buf, obj...)
+		got := encode.AppendErrorObject(buf[:0], []byte(id), buf[head:])
+		want := string(encode.AppendErrorObject(nil, []byte(id), []byte(obj)))
+		if string(got) != want || &got[0] != &buf[0] {
+			t.Errorf("id %q: got %s, want %s in the same array", id, got, want)
+		}
+	}
+}

@@ -36,12 +36,20 @@ type slot struct {
 type answerKind uint8
 
 const (
-	answerNone    answerKind = iota // a notification, a response
-	answerInvalid                   // -32600
-	answerCode                      // an error with code
-	answerCached                    // cached
-	answerCall                      // the sub-batch's answer
+	answerNone        answerKind = iota // a notification, a response
+	answerInvalid                       // -32600
+	answerCode                          // an error with code
+	answerCached                        // cached
+	answerCall                          // the sub-batch's answer
+	answerNoSubscribe                   // a subscription method: errNoSubscribe
 )
+
+// errNoSubscribe answers a subscription call (NS_subscribe,
+// NS_unsubscribe) inside a batch, where a single one would be pinned to an
+// upstream (subscribe.go): the batch's answer array is written after all
+// its members are done, so a subscription's notifications could reach the
+// client before its id; the client sends such calls alone.
+const errNoSubscribe = "Subscriptions are not supported in batches: send the call alone"
 
 // subBatch is the members of one group.
 type subBatch struct {
@@ -57,7 +65,7 @@ func (g *Gateway) forwardBatch(ctx context.Context, dst []byte, p *decode.Parser
 	st := g.states.Get().(*fwdState)
 	defer g.releaseBatch(st)
 	ms := p.Batch()
-	due := g.plan(st, ms)
+	due := g.plan(ctx, st, ms)
 	g.send(ctx, st)
 	if due == 0 {
 		return dst
@@ -73,7 +81,7 @@ func (g *Gateway) releaseBatch(st *fwdState) {
 }
 
 // plan fills st.slots and st.subs; it returns the number of answers due.
-func (g *Gateway) plan(st *fwdState, ms []decode.Message) int {
+func (g *Gateway) plan(ctx context.Context, st *fwdState, ms []decode.Message) int {
 	due := 0
 	for i := range ms {
 		m := &ms[i]
@@ -87,6 +95,8 @@ func (g *Gateway) plan(st *fwdState, ms []decode.Message) int {
 			switch {
 			case s.r == nil:
 				s.answer, s.code = answerCode, encode.CodeMethodNotFound
+			case call && subscribing(ctx, m, s.r):
+				s.answer = answerNoSubscribe
 			case !s.r.admit():
 				s.answer, s.code = answerCode, encode.CodeLimitExceeded
 			case call && g.cached(st, &s):
@@ -192,12 +202,14 @@ func (g *Gateway) answer(st *fwdState, dst []byte) []byte {
 				encode.AppendString(nil, s.m.Reason.String()))
 		case answerCode:
 			dst = encode.AppendStdError(dst, s.m.ID, s.code)
+		case answerNoSubscribe:
+			dst = encode.AppendError(dst, s.m.ID, encode.CodeServerError, errNoSubscribe, nil)
 		case answerCached:
 			dst = encode.AppendResult(dst, s.m.ID, s.cached)
 		case answerCall:
 			if err := s.bc.Err(); err != nil {
 				countError(s.r, err)
-				dst = appendError(dst, s.m.ID, err, st.subs[s.sub].timeout)
+				dst = appendFailure(dst, s.m.ID, s.bc.RawError(), err, st.subs[s.sub].timeout)
 				continue
 			}
 			raw := s.bc.Raw()

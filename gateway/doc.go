@@ -7,8 +7,8 @@
 // A call is parsed only to its envelope (method, id, params as raw bytes).
 // The gateway sends it upstream under an id of its own (the pool's) and
 // answers the client with the client's id, byte for byte, and the
-// upstream's result as it came. An upstream's error object keeps its code,
-// message and data. Notifications are forwarded and get no answer.
+// upstream's result as it came. An upstream's error object passes through
+// as it came too, byte for byte (client.Pool.ForwardRaw keeps it). Notifications are forwarded and get no answer.
 // Batches are split by route, sent as one sub-batch per group, and
 // answered as one array; a member whose route failed gets its own error.
 // A call no route allows is answered -32601.

@@ -166,7 +166,7 @@ func (g *Gateway) forwardOne(ctx context.Context, dst []byte, m *decode.Message)
 	timeout := g.timeout(r, m.Method)
 	out, err := g.call(ctx, r, timeout, dst, method, m.Params)
 	if err != nil {
-		return appendError(dst[:start], m.ID, err, timeout)
+		return appendFailure(dst[:start], m.ID, out[head:], err, timeout)
 	}
 	if cacheable && g.policy.Keep(m.Method, m.Params, out[head:]) {
 		g.store.Set(st.key, out[head:], ttl)
@@ -189,10 +189,10 @@ func (g *Gateway) call(ctx context.Context, r *route, timeout time.Duration, dst
 	var err error
 	if timeout > 0 {
 		tctx, cancel := context.WithTimeout(ctx, timeout)
-		out, err = r.group.Pool.CallRaw(tctx, dst, method, params)
+		out, err = r.group.Pool.ForwardRaw(tctx, dst, method, params)
 		cancel()
 	} else {
-		out, err = r.group.Pool.CallRaw(ctx, dst, method, params)
+		out, err = r.group.Pool.ForwardRaw(ctx, dst, method, params)
 	}
 	r.calls.Add(1)
 	r.latency.Add(int64(time.Since(t0)))
@@ -217,10 +217,21 @@ var (
 	defaultUnsubscribe = 5 * time.Second
 )
 
-// appendError answers a call that failed with err: an upstream's error
-// object as it came (its code, message and data), a call over its timeout
-// -32003, any other failure (no upstream answered) -32000 "Upstream
-// unavailable" with the cause in error.data.
+// appendFailure answers a call that failed with err: with obj, the
+// upstream's error object as it came (Pool.ForwardRaw kept it), when there
+// is one, else as appendError does. obj may follow dst in its array
+// (encode.AppendErrorObject).
+func appendFailure(dst, id, obj []byte, err error, timeout time.Duration) []byte {
+	if len(obj) > 0 {
+		return encode.AppendErrorObject(dst, id, obj)
+	}
+	return appendError(dst, id, err, timeout)
+}
+
+// appendError answers a call that failed with err without an error object
+// of its upstream: an upstream's error (its code, message and data), a
+// call over its timeout -32003, any other failure (no upstream answered)
+// -32000 "Upstream unavailable" with the cause in error.data.
 func appendError(dst, id []byte, err error, timeout time.Duration) []byte {
 	var e *encode.Error
 	switch {

@@ -251,6 +251,14 @@ var (
 	unsubscribeSuffix = []byte("_unsubscribe")
 )
 
+// subscribing reports whether m, a call on route r, is one that pinned
+// would take alone: a subscription method, from a client with a peer, on
+// a group with Relays.
+func subscribing(ctx context.Context, m *decode.Message, r *route) bool {
+	return len(r.group.Relays) > 0 && (bytes.HasSuffix(m.Method, subscribeSuffix) || bytes.HasSuffix(m.Method, unsubscribeSuffix)) &&
+		dispatch.PeerOf(ctx) != nil
+}
+
 // pinned answers a call of a subscription method from a client with a
 // peer; ok is false for any other call, which is forwarded as usual.
 func (g *Gateway) pinned(ctx context.Context, dst []byte, m *decode.Message, r *route) ([]byte, bool) {
@@ -277,7 +285,7 @@ func (g *Gateway) pinned(ctx context.Context, dst []byte, m *decode.Message, r *
 	head := len(dst)
 	out, err := g.callOn(ctx, r, i, dst, m)
 	if err != nil {
-		return appendError(dst[:start], m.ID, err, r.timeout), true
+		return appendFailure(dst[:start], m.ID, out[head:], err, r.timeout), true
 	}
 	ns := m.Method[:len(m.Method)-len(subscribeSuffix)]
 	s := &subscription{id: bytes.Clone(out[head:]), notify: string(ns) + "_subscription", peer: peer, ctx: ctx}
@@ -307,9 +315,10 @@ func (g *Gateway) unsubscribe(ctx context.Context, dst []byte, m *decode.Message
 		}
 		start := len(dst)
 		dst = encode.AppendResultStart(dst, m.ID)
+		head := len(dst)
 		out, err := g.callOn(ctx, r, i, dst, m)
 		if err != nil {
-			return appendError(dst[:start], m.ID, err, r.timeout)
+			return appendFailure(dst[:start], m.ID, out[head:], err, r.timeout)
 		}
 		if s := relay.remove(id); s != nil {
 			s.ended.Store(true)
@@ -328,7 +337,7 @@ func (g *Gateway) callOn(ctx context.Context, r *route, i int, dst []byte, m *de
 		defer cancel()
 	}
 	r.calls.Add(1)
-	out, err := r.group.Pool.CallRawOn(ctx, i, dst, string(m.Method), m.Params)
+	out, err := r.group.Pool.ForwardRawOn(ctx, i, dst, string(m.Method), m.Params)
 	if err != nil {
 		countError(r, err)
 	}

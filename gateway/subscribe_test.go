@@ -17,7 +17,8 @@ import (
 // TestSubscriptionRelay: ns_subscribe through the gateway is answered
 // before its notifications, which come in order; when the upstream goes
 // away, the subscription ends with the documented error notification and
-// the client's connection stays up.
+// the client's connection stays up. Subscription calls inside a batch are
+// refused with an error.
 func TestSubscriptionRelay(t *testing.T) {
 	u := newUpstream(t, "a")
 	if err := u.e.RegisterMethod(dispatch.Method{Name: "ns_subscribe", CallsPeer: true, Handler: dispatch.HandlerFunc(
@@ -72,6 +73,13 @@ func TestSubscriptionRelay(t *testing.T) {
 	for i := range 3 {
 		expect(`{"jsonrpc":"2.0","method":"ns_subscription","params":{"subscription":"0x1","result":` + itoa(i) + `}}`)
 	}
+	// Inside a batch, subscription calls are refused with a clear error
+	// (and not sent upstream: no notification follows); the others are
+	// answered.
+	conn.Write([]byte(`[{"jsonrpc":"2.0","id":"b1","method":"ns_subscribe","params":["x"]},{"jsonrpc":"2.0","id":"b2","method":"count"},` +
+		`{"jsonrpc":"2.0","id":"b3","method":"ns_unsubscribe","params":["0x1"]}]` + "\n"))
+	refused := `"error":{"code":-32000,"message":"Subscriptions are not supported in batches: send the call alone"}}`
+	expect(`[{"jsonrpc":"2.0","id":"b1",` + refused + `,{"jsonrpc":"2.0","id":"b2","result":"a"},{"jsonrpc":"2.0","id":"b3",` + refused + `]`)
 	u.stop()
 	expect(`{"jsonrpc":"2.0","method":"ns_subscription","params":{"subscription":"0x1","error":{"code":-32000,"message":"Upstream gone","data":"tcp://` + u.addr + `"}}}`)
 	conn.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"count"}` + "\n"))

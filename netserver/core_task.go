@@ -1,6 +1,7 @@
 package netserver
 
 import (
+	"runtime"
 	"sync"
 	"time"
 
@@ -64,6 +65,14 @@ func (c *core) done(resp []byte, in int) {
 	c.inputs.Add(-int64(in))
 	c.addPending(-int64(in))
 	c.appendOutLocked(resp)
+	if c.inflight.Load() > 1 && !c.out.Flushing() {
+		// Other tasks run: let those that are ready append theirs first,
+		// so that one write carries them all (still counted in flight,
+		// so the connection stays).
+		c.mu.Unlock()
+		runtime.Gosched()
+		c.mu.Lock()
+	}
 	if c.inflight.Add(-1) == 0 {
 		c.lastDone = time.Since(clockStart)
 	}

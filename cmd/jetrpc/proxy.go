@@ -16,8 +16,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"math"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +46,14 @@ type proxyConfig struct {
 	cache      proxyCacheFlags
 	timeouts   map[string]time.Duration // --method-timeout
 	costs      map[string]int           // --method-cost
+	limits     map[string]routeLimit    // --route-rate, --route-cost, by PREFIX
+}
+
+// routeLimit is a route's --route-rate and --route-cost.
+type routeLimit struct {
+	rate  float64
+	burst int
+	cost  int
 }
 
 // proxyRoute is one --route PREFIX=URL[,URL...].
@@ -162,6 +173,24 @@ func parseProxy(args []string, stderr io.Writer) (*proxyConfig, error) {
 		cfg.costs[m] = n
 		return err
 	}}, "method-cost", "`NAME=N`: what a call of the method takes from its client's --rate-limit (repeatable; default 1)")
+	cfg.limits = map[string]routeLimit{}
+	fs.Var(&pairFlag{"route-rate", func(m, v string) error {
+		l := cfg.limits[m]
+		var err error
+		l.rate, l.burst, err = parseRouteRate(v)
+		cfg.limits[m] = l
+		return err
+	}}, "route-rate", "`PREFIX=N[/BURST]`: at most N calls a second (BURST at once) for the methods of --route PREFIX, all clients together; over it -32005 (repeatable; a PREFIX with no --route is routed to the --upstream group)")
+	fs.Var(&pairFlag{"route-cost", func(m, v string) error {
+		n, err := strconv.Atoi(v)
+		if err == nil && n < 1 {
+			err = errors.New("want a whole number of at least 1")
+		}
+		l := cfg.limits[m]
+		l.cost = n
+		cfg.limits[m] = l
+		return err
+	}}, "route-cost", "`PREFIX=N`: what one call of the route takes from its --route-rate (repeatable; default 1)")
 	cfg.cache.define(fs) // proxy_cache.go
 	fs.Func("config", "read flags from the YAML `FILE` (keys are flag names, a list repeats a flag; later flags override)", func(path string) error {
 		return applyConfig(fs, path)
@@ -194,7 +223,71 @@ func (cfg *proxyConfig) check(fs *flag.FlagSet) error {
 	if cfg.probe != "" && cfg.probeEvery == 0 {
 		return errors.New("--probe-every 0: must be above 0 (--probe \"\" turns probes off)")
 	}
+	for _, m := range slices.Sorted(maps.Keys(cfg.limits)) {
+		l := cfg.limits[m]
+		switch {
+		case m == "*":
+			return errors.New("--route-rate " + m + ": a route's PREFIX is a method name or prefix (the default group takes no rate)")
+		case l.rate == 0:
+			return errors.New("--route-cost " + m + ": the route has no --route-rate")
+		case len(cfg.upstreams) == 0 && coveringRoute(cfg.routes, m) < 0:
+			return errors.New("--route-rate " + m + ": no --route covers " + m + " and there is no --upstream")
+		}
+	}
 	return nil
+}
+
+// parseRouteRate reads N[/BURST] of --route-rate.
+func parseRouteRate(v string) (rate float64, burst int, err error) {
+	n, b, hasBurst := strings.Cut(v, "/")
+	rate, err = strconv.ParseFloat(n, 64)
+	if err != nil || rate <= 0 || math.IsInf(rate, 0) {
+		return 0, 0, errors.New("want N[/BURST]: N a positive number of calls a second")
+	}
+	if hasBurst {
+		if burst, err = strconv.Atoi(b); err != nil || burst < 1 {
+			return 0, 0, errors.New("want N[/BURST]: BURST a whole number of at least 1")
+		}
+	}
+	return rate, burst, nil
+}
+
+// limitRoutes gives routes (made from cfg.routes, in their order) their
+// --route-rate and --route-cost. A PREFIX no --route names gets a route of
+// its own to the group its methods went to: the longest --route prefix
+// that covers it, else the default group.
+func (cfg *proxyConfig) limitRoutes(routes []gateway.Route, def *gateway.Group) []gateway.Route {
+	for _, m := range slices.Sorted(maps.Keys(cfg.limits)) {
+		l := cfg.limits[m]
+		i := slices.IndexFunc(routes, func(r gateway.Route) bool { return r.Match == m })
+		if i < 0 {
+			g := def
+			if j := coveringRoute(cfg.routes, m); j >= 0 {
+				g = routes[j].Group
+			}
+			i = len(routes)
+			routes = append(routes, gateway.Route{Match: m, Group: g})
+		}
+		routes[i].Rate, routes[i].Burst, routes[i].Cost = l.rate, l.burst, l.cost
+	}
+	return routes
+}
+
+// coveringRoute returns the index of the --route whose prefix covers m
+// (a method name or prefix), the longest one, or -1.
+func coveringRoute(routes []proxyRoute, m string) int {
+	m = strings.TrimSuffix(m, "*")
+	best := -1
+	for i, r := range routes {
+		p, ok := strings.CutSuffix(r.match, "*")
+		if !ok && !strings.HasSuffix(r.match, "_") {
+			continue // an exact name covers only itself
+		}
+		if strings.HasPrefix(m, p) && (best < 0 || len(p) > len(strings.TrimSuffix(routes[best].match, "*"))) {
+			best = i
+		}
+	}
+	return best
 }
 
 // splitURLs splits a comma-separated list of upstream URLs and checks each.
@@ -334,6 +427,7 @@ func (cfg *proxyConfig) gateway(ctx context.Context) (*gateway.Gateway, func(), 
 		}
 		opts.Routes = append(opts.Routes, rt)
 	}
+	opts.Routes = cfg.limitRoutes(opts.Routes, opts.Default)
 	call := func(ctx context.Context, dst []byte, method string, params []byte) ([]byte, error) {
 		if opts.Default == nil {
 			return dst, errors.New("no default upstream group")

@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jetrpc/jetrpc/gateway"
 )
 
 // TestProxyFlags: the flags and --config FILE are read as documented, and
@@ -59,11 +62,71 @@ func TestProxyFlags(t *testing.T) {
 	bad(`--method-timeout "eth_call=0s": want a positive duration`, "--upstream", "tcp://a:1", "--method-timeout", "eth_call=0s")
 	bad(`--method-cost "eth_getLogs=x"`, "--upstream", "tcp://a:1", "--method-cost", "eth_getLogs=x")
 	bad("--tcp", "--upstream", "tcp://a:1", "--tcp", "nonsense")
+	bad(`--route-rate "eth_getLogs=0": want N[/BURST]: N a positive number`, "--upstream", "tcp://a:1", "--route-rate", "eth_getLogs=0")
+	bad(`--route-rate "eth_getLogs=5/x": want N[/BURST]: BURST a whole number`, "--upstream", "tcp://a:1", "--route-rate", "eth_getLogs=5/x")
+	bad(`--route-rate "eth_getLogs": want NAME=VALUE`, "--upstream", "tcp://a:1", "--route-rate", "eth_getLogs")
+	bad(`--route-cost "eth_getLogs=0": want a whole number of at least 1`, "--upstream", "tcp://a:1", "--route-cost", "eth_getLogs=0")
+	bad("--route-cost eth_getLogs: the route has no --route-rate", "--upstream", "tcp://a:1", "--route-cost", "eth_getLogs=5")
+	bad("--route-rate eth_call: no --route covers eth_call and there is no --upstream", "--route", "debug_*=tcp://a:1", "--route-rate", "eth_call=5")
 	os.WriteFile(conf, []byte("upstreams: tcp://a:1\n"), 0o600)
 	bad(`unknown key "upstreams" (keys are the flags' names)`, "--config", conf)
 	os.WriteFile(conf, []byte("upstream: [[tcp://a:1]]\n"), 0o600)
 	bad("upstream: want a value or a list of values", "--config", conf)
 	bad("no such file", "--config", filepath.Join(dir, "missing.yaml"))
+}
+
+// TestRouteLimits: --route-rate and --route-cost (also from --config)
+// reach their routes; a PREFIX no --route names gets a route to the group
+// its methods went to.
+func TestRouteLimits(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "proxy.yaml")
+	os.WriteFile(conf, []byte("route-rate: [\"debug_*=2.5/7\"]\nroute-cost: debug_*=3\n"), 0o600)
+	var stderr strings.Builder
+	cfg, err := parseProxy([]string{"--upstream", "tcp://a:1", "--route", "eth_=tcp://b:2", "--route", "debug_*=tcp://c:3",
+		"--route-rate", "eth_getLogs=10", "--route-rate", "eth_=100/200", "--route-rate", "net_version=1", "--config", conf}, &stderr)
+	if err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	def, eth, debug := &gateway.Group{Name: "default"}, &gateway.Group{Name: "eth"}, &gateway.Group{Name: "debug"}
+	got := cfg.limitRoutes([]gateway.Route{{Match: "eth_", Group: eth}, {Match: "debug_*", Group: debug}}, def)
+	want := []gateway.Route{{Match: "eth_", Group: eth, Rate: 100, Burst: 200}, {Match: "debug_*", Group: debug, Rate: 2.5, Burst: 7, Cost: 3},
+		{Match: "eth_getLogs", Group: eth, Rate: 10}, {Match: "net_version", Group: def, Rate: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("routes\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestBinaryProxyRouteRate: --route-rate and --route-cost bound a route's
+// calls for all clients together: over them -32005, other methods pass.
+func TestBinaryProxyRouteRate(t *testing.T) {
+	up := startBinary(t, nil, nil, "serve", "--tcp", "127.0.0.1:0", "--http", "")
+	ua := up.stderr.listening(t, "tcp")
+	p := startBinary(t, nil, nil, "proxy", "--upstream", "tcp://"+ua["tcp"], "--tcp", "127.0.0.1:0", "--http", "", "--probe", "",
+		"--route-rate", "get_data=0.01/5", "--route-cost", "get_data=2")
+	a := p.stderr.listening(t, "tcp")
+	c1, c2 := dialLines(t, a["tcp"]), dialLines(t, a["tcp"])
+	data := `{"jsonrpc":"2.0","id":1,"method":"get_data"}`
+	for i, step := range []struct {
+		c        *lineConn
+		in, want string
+	}{
+		{c1, data, `{"jsonrpc":"2.0","id":1,"result":["hello",5]}`},
+		{c2, data, `{"jsonrpc":"2.0","id":1,"result":["hello",5]}`}, // 2 + 2 of the burst of 5
+		{c1, data, `{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"Limit exceeded"}}`},
+		{c2, `{"jsonrpc":"2.0","id":2,"method":"subtract","params":[3,1]}`, `{"jsonrpc":"2.0","id":2,"result":2}`},
+	} {
+		if got := step.c.call(step.in); got != step.want {
+			t.Errorf("step %d: %s\n got %s\nwant %s", i, step.in, got, step.want)
+		}
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.exit(t); code != 0 {
+		t.Errorf("proxy exit %d", code)
+	}
+	up.cmd.Process.Signal(syscall.SIGTERM)
+	if code := up.exit(t); code != 0 {
+		t.Errorf("upstream exit %d", code)
+	}
 }
 
 // TestBinaryProxy: jetrpc proxy in front of a jetrpc serve prints serve's

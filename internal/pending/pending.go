@@ -28,6 +28,10 @@ type Call struct {
 	Dst []byte // where Resolve appends the result
 	Res []byte // Dst with the result appended, once resolved
 	Err error  // the error the call failed with
+	// KeepError asks the one that completes the call with an error
+	// response to append the response's error object, as it came, to Dst
+	// in Res too (a gateway passes it on).
+	KeepError bool
 
 	done chan struct{} // one signal per completion
 }
@@ -52,9 +56,9 @@ func (c *Call) Fail(err error) {
 // not Wait or Settle it any more. It is nil before c is first registered.
 func (c *Call) Done() <-chan struct{} { return c.done }
 
-// Reset clears Dst, Res and Err for the next use of c, keeping its signal
+// Reset clears Dst, Res, Err and KeepError for the next use of c, keeping its signal
 // channel.
-func (c *Call) Reset() { c.Dst, c.Res, c.Err = nil, nil, nil }
+func (c *Call) Reset() { c.Dst, c.Res, c.Err, c.KeepError = nil, nil, nil, false }
 
 // Table holds the pending calls of one connection by id. The zero value is
 // an open, empty table. A Table must not be copied after first use.
