@@ -5,14 +5,14 @@ package ws
 // Sending: a message is deflated and sync-flushed, which ends it with an
 // empty stored block, 0x00 0x00 0xff 0xff; the four bytes are cut and the
 // first frame says RSV1. Without context takeover every message starts
-// from an empty window, so the flate writers (compress/flate's, about
-// 650 KiB each) come from one pool, and a connection holds none between
-// messages; with takeover a Compressor keeps its own.
+// from an empty window, so the flate writers (about 800 KiB each at
+// BestSpeed) come from a pool, one per window size, and a connection
+// holds none between messages; with takeover a Compressor keeps its own.
 //
 // Receiving (Reader.inflate): the compressed payload is copied into the
 // Reader's frag buffer followed by the four bytes and an empty final block,
-// so that a pooled flate reader (compress/flate, which reads a
-// *bytes.Reader as an io.ByteReader, without a bufio layer) ends with io.EOF on a well-formed
+// so that a pooled flate reader (klauspost/compress, whose reader over a
+// *bytes.Reader takes its fastest path) ends with io.EOF on a well-formed
 // message. The inflated message goes to its own buffer, held to the message
 // limit. With the peer's context takeover the Reader keeps the last window
 // of what it inflated (up to 32 KiB) and hands it to the flate reader as its
@@ -24,21 +24,14 @@ import (
 	"io"
 	"sync"
 
-	"compress/flate"
+	"github.com/klauspost/compress/flate"
 )
 
 // CompressLevel is the flate level messages are compressed at with a full
 // (32 KiB) window: BestSpeed. On log-like JSON (eth_getLogs results) it
 // compresses 8.3 times where level 6 does 9.0 and level 9 9.5, at a quarter
-// of level 6's time and 3/4 of its memory.
-//
-// compress/flate has no window-limited encoder, so a smaller window (a
-// peer's server_max_window_bits or client_max_window_bits below 15) is
-// kept this way: without context takeover a message starts from an empty
-// window, so no back-reference reaches farther than the message's own
-// length, and messages longer than the window go uncompressed (RSV1
-// clear, which a sender may always do). A smaller window therefore also
-// turns our context takeover off.
+// of level 6's time and 3/4 of its memory. Smaller windows use
+// klauspost/compress's window-limited encoder.
 const CompressLevel = flate.BestSpeed
 
 // ErrInflate is what the Reader returns (test with errors.Is) for a
@@ -80,32 +73,36 @@ func (w *sliceWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// deflaters is the pool of deflaters of connections without context
-// takeover.
-var deflaters sync.Pool
+// deflaters are pools of deflaters, by window bits (8 to 15).
+var deflaters [16]sync.Pool
 
-func newDeflater() *deflater {
+func newDeflater(bits int) *deflater {
 	d := new(deflater)
 	var err error
-	if d.fw, err = flate.NewWriter(&d.out, CompressLevel); err != nil {
-		panic("ws: " + err.Error()) // unreachable: the level is valid
+	if bits == 15 {
+		d.fw, err = flate.NewWriter(&d.out, CompressLevel)
+	} else {
+		d.fw, err = flate.NewWriterWindow(&d.out, 1<<bits)
+	}
+	if err != nil {
+		panic("ws: " + err.Error()) // unreachable: the level and the sizes are valid
 	}
 	return d
 }
 
-func getDeflater() *deflater {
-	if d, ok := deflaters.Get().(*deflater); ok {
+func getDeflater(bits int) *deflater {
+	if d, ok := deflaters[bits].Get().(*deflater); ok {
 		d.fw.Reset(&d.out)
 		return d
 	}
-	return newDeflater()
+	return newDeflater(bits)
 }
 
-func putDeflater(d *deflater) {
+func putDeflater(bits int, d *deflater) {
 	if cap(d.out.b) > maxKeptScratch {
 		d.out.b = nil
 	}
-	deflaters.Put(d)
+	deflaters[bits].Put(d)
 }
 
 // deflate compresses msg after what came before (with a fresh writer,
@@ -152,8 +149,7 @@ func (c *Compressor) Reset(d Deflate, role Role, min int, noTakeover bool) {
 	if role == Client {
 		bits, off = d.ClientMaxWindowBits, d.ClientNoContextTakeover
 	}
-	c.min, c.bits = min, windowBits(bits)
-	c.take = !off && !noTakeover && c.bits == 15 // see CompressLevel
+	c.min, c.bits, c.take = min, windowBits(bits), !off && !noTakeover
 	if min < 0 {
 		c.min = -1
 	}
@@ -163,7 +159,7 @@ func (c *Compressor) Reset(d Deflate, role Role, min int, noTakeover bool) {
 // and turns compression off: call it when the connection ends.
 func (c *Compressor) Release() {
 	if c.own != nil {
-		putDeflater(c.own)
+		putDeflater(c.bits, c.own)
 		c.own = nil
 	}
 	c.min = -1
@@ -180,20 +176,17 @@ func (c *Compressor) EndFrame(b []byte, mark, start int, op Opcode, m Mask) []by
 	if c != nil && c.min >= 0 && len(msg) >= c.min {
 		if c.take {
 			if c.own == nil {
-				c.own = newDeflater()
+				c.own = newDeflater(c.bits)
 			}
 			return putCompressed(b[:mark], op, c.own.deflate(msg), m)
 		}
-		if c.bits < 15 && len(msg) > 1<<c.bits {
-			return moveUp(b, mark, start, op, m) // see CompressLevel
-		}
-		d := getDeflater()
+		d := getDeflater(c.bits)
 		if z := d.deflate(msg); len(z) < len(msg) {
 			b = putCompressed(b[:mark], op, z, m)
-			putDeflater(d)
+			putDeflater(c.bits, d)
 			return b
 		}
-		putDeflater(d)
+		putDeflater(c.bits, d)
 	}
 	return moveUp(b, mark, start, op, m)
 }

@@ -43,5 +43,5 @@
 // library after the handshake without losing the bytes the server sent
 // right behind its 101 answer.
 //
-// The package uses the standard library only.
+// The package uses the standard library and klauspost/compress's flate.
 package ws
