@@ -43,5 +43,8 @@
 // library after the handshake without losing the bytes the server sent
 // right behind its 101 answer.
 //
-// The package uses the standard library and klauspost/compress's flate.
+// The package uses the standard library and klauspost/compress's flate:
+// with compress/flate, inflating a 64 KiB message allocated 11 times (for
+// each dynamic Huffman block) and deflate with inflate took 1.6 times the
+// CPU for 20% more bytes (bench/ws_deflate.sh, one run of 2026-12-06).
 package ws
