@@ -56,7 +56,8 @@ func (nopObserver) End(context.Context, dispatch.CallEnd) {}
 // BenchmarkObserve runs the cases of BenchmarkEngine with observability
 // off (the baseline, the same engine as BenchmarkEngine), with an observer
 // that does nothing (hooks: the cost of the hook itself), with the
-// Prometheus observer on (package metrics), and with tracing on and every
+// Prometheus observer on (package metrics: metrics, its default, which
+// times one call in 8; metrics-every, LatencySample 1, every call), and with tracing on and every
 // trace sampled out (package tracing; no span is exported). tracing-meta
 // is the small call carrying a traceparent in _meta whose sampled flag is
 // off, which adds parsing it. tracing-parents is tracing with
@@ -66,6 +67,13 @@ func BenchmarkObserve(b *testing.B) {
 	b.Run("hooks", func(b *testing.B) { benchCases(b, newEngineWith(b, &dispatch.Options{Observer: nopObserver{}})) })
 	b.Run("metrics", func(b *testing.B) {
 		m, err := metrics.New(nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCases(b, newEngineWith(b, &dispatch.Options{Observer: m}))
+	})
+	b.Run("metrics-every", func(b *testing.B) {
+		m, err := metrics.New(nil, &metrics.Options{LatencySample: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
