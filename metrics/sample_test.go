@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/metrics"
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,11 +14,12 @@ import (
 // is timed and counts for eight in the latency histogram, so its count is
 // a multiple of 8 near the calls made, while jetrpc_calls_total counts
 // every call; LatencySample 1 times every call, and so does Metrics
-// within dispatch.Observers (the engine then times every call for all).
+// within dispatch.Observers (the engine then times every call for all),
+// whether the engine also times the method's runs for their cost or not.
 func TestLatencySample(t *testing.T) {
 	const calls = 4000
 	small := []byte(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`)
-	f := func(name string, opts *metrics.Options, wrap bool, exact bool) {
+	f := func(name string, opts *metrics.Options, wrap, exact bool, mode demo.Mode) {
 		t.Helper()
 		reg := prometheus.NewRegistry()
 		m, err := metrics.New(reg, opts)
@@ -28,7 +30,11 @@ func TestLatencySample(t *testing.T) {
 		if wrap {
 			obs = dispatch.Observers(m, nopObserver{})
 		}
-		e := newEngine(t, &dispatch.Options{Observer: obs})
+		e := dispatch.New(&dispatch.Options{Observer: obs, Logger: discard})
+		if err := demo.RegisterAs(e, mode); err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
 		for range calls {
 			e.Process(nil, small)
 		}
@@ -47,10 +53,14 @@ func TestLatencySample(t *testing.T) {
 			t.Errorf("%s: duration sum %v", name, s)
 		}
 	}
-	f("default", nil, false, false)
-	f("LatencySample 5 (8)", &metrics.Options{LatencySample: 5}, false, false)
-	f("LatencySample 1", &metrics.Options{LatencySample: 1}, false, true)
-	f("within Observers", nil, true, true)
+	f("default", nil, false, false, demo.Inline)
+	f("LatencySample 5 (8)", &metrics.Options{LatencySample: 5}, false, false, demo.Inline)
+	f("LatencySample 1", &metrics.Options{LatencySample: 1}, false, true, demo.Inline)
+	f("within Observers", nil, true, true, demo.Inline)
+	// Methods the engine times for their cost (neither Inline nor
+	// Concurrent): the samples are still one in 8, the others untimed.
+	f("default, timed for cost", nil, false, false, demo.Default)
+	f("typed, LatencySample 1", &metrics.Options{LatencySample: 1}, false, true, demo.Typed)
 }
 
 // nopObserver observes nothing, but every call: with Metrics in
