@@ -146,7 +146,6 @@ type method struct {
 	m       *Metrics
 	name    string
 	started atomic.Uint64   // calls begun; in flight = started - ended
-	_       [56]byte        // started and ended on lines of their own: Begin and End of concurrent calls
 	ended   atomic.Uint64   // calls ended
 	errs    []atomic.Uint64 // failed calls by code index (0: unused)
 	latency *histogram
