@@ -25,6 +25,15 @@ func newEngineWith(tb testing.TB, opts *dispatch.Options, mw ...dispatch.Middlew
 	return e
 }
 
+// tracingParentsOnly is tracingSampledOut with
+// tracing.Options.SampledParentsOnly: the calls with no sampled parent
+// start no span.
+func tracingParentsOnly(tb testing.TB) dispatch.Middleware {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample())))
+	tb.Cleanup(func() { tp.Shutdown(context.Background()) })
+	return tracing.Middleware(&tracing.Options{TracerProvider: tp, SampledParentsOnly: true})
+}
+
 // tracingSampledOut returns the tracing middleware on an SDK tracer
 // provider that samples nothing out of the calls benchmarked: root spans
 // are never sampled, and a parent's sampled flag decides for the others.
@@ -47,10 +56,12 @@ func (nopObserver) End(context.Context, dispatch.CallEnd) {}
 // BenchmarkObserve runs the cases of BenchmarkEngine with observability
 // off (the baseline, the same engine as BenchmarkEngine), with an observer
 // that does nothing (hooks: the cost of the hook itself), with the
-// Prometheus observer on (package metrics), and with tracing on and every
+// Prometheus observer on (package metrics: metrics, its default, which
+// times one call in 8; metrics-every, LatencySample 1, every call), and with tracing on and every
 // trace sampled out (package tracing; no span is exported). tracing-meta
 // is the small call carrying a traceparent in _meta whose sampled flag is
-// off, which adds parsing it.
+// off, which adds parsing it. tracing-parents is tracing with
+// tracing.Options.SampledParentsOnly.
 func BenchmarkObserve(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchCases(b, newEngine(b)) })
 	b.Run("hooks", func(b *testing.B) { benchCases(b, newEngineWith(b, &dispatch.Options{Observer: nopObserver{}})) })
@@ -61,7 +72,15 @@ func BenchmarkObserve(b *testing.B) {
 		}
 		benchCases(b, newEngineWith(b, &dispatch.Options{Observer: m}))
 	})
+	b.Run("metrics-every", func(b *testing.B) {
+		m, err := metrics.New(nil, &metrics.Options{LatencySample: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCases(b, newEngineWith(b, &dispatch.Options{Observer: m}))
+	})
 	b.Run("tracing", func(b *testing.B) { benchCases(b, newEngineWith(b, nil, tracingSampledOut(b))) })
+	b.Run("tracing-parents", func(b *testing.B) { benchCases(b, newEngineWith(b, nil, tracingParentsOnly(b))) })
 	b.Run("tracing-meta/small", func(b *testing.B) {
 		e := newEngineWith(b, nil, tracingSampledOut(b))
 		msg := []byte(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1,` +

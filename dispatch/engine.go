@@ -99,6 +99,7 @@ type method struct {
 	badResult  atomic.Int64   // when an invalid result was last logged (unix ns)
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
+	timeMask   uint32         // a call is timed when rand&timeMask == 0 (TimingObserver)
 }
 
 // New returns an Engine configured by opts (nil means the defaults).

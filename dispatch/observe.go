@@ -4,13 +4,17 @@ package dispatch
 // one MethodObserver per registered method (and one for every unknown
 // method) when it freezes its table and keeps it in the method's table
 // entry; a call then costs a nil check on that entry, two clock reads and
-// the observer's own work (atomics, for package metrics). Without an
+// the observer's own work (atomics, for package metrics). A TimingObserver
+// has only some calls timed: the others skip the clock, and a method the
+// engine times anyway (cost.go) shares its reads with the observer. Without an
 // observer every hook is one predictable branch on a nil field. Events
 // (rejections, dropped responses, peer messages) are off the hot path.
 
 import (
 	"context"
 	"errors"
+	"math/bits"
+	"math/rand/v2"
 	"net"
 	"time"
 
@@ -56,14 +60,34 @@ type MethodObserver interface {
 	End(ctx context.Context, c CallEnd)
 }
 
+// TimingObserver is a MethodObserver that needs only some of its calls
+// timed. The engine asks TimeEvery once, when it freezes its table: n > 1
+// has it time one call of the method in n (n rounded up to a power of
+// two), chosen at random, and pass the others to End untimed
+// (CallEnd.Untimed; the timed ones are CallEnd.Sampled), which saves
+// their two reads of the clock: on many
+// machines the clock costs more than the rest of observing a call. n <= 1
+// times every call, as for a MethodObserver without the method.
+// [Observers] combines observers that time every call.
+type TimingObserver interface {
+	MethodObserver
+	TimeEvery() int
+}
+
 // UnknownMethod is the name Observer.Method is given for the methods the
 // engine does not have (registering "" is an error, so no method has it).
 const UnknownMethod = ""
 
 // CallEnd is what a MethodObserver learns when a call ends.
 type CallEnd struct {
-	// Duration is how long the handler ran (0 for an unknown method).
+	// Duration is how long the handler ran (0 for an unknown method, or
+	// when Untimed).
 	Duration time.Duration
+	// Untimed marks a call the engine did not time, and Sampled one it
+	// timed as the one in n (TimingObserver.TimeEvery) it chose at
+	// random; only a TimingObserver that asked for n > 1 gets either, so
+	// that a call Sampled stands for n calls.
+	Untimed, Sampled bool
 	// Code is the outcome: 0 for a result, else the code of the error
 	// response (for a notification: of the error that was not sent).
 	Code encode.Code
@@ -292,27 +316,51 @@ func (e *Engine) resolveObservers(ms []*method) {
 	}
 	for _, m := range ms {
 		m.obs = e.obs.Method(m.name)
+		if to, ok := m.obs.(TimingObserver); ok {
+			if n := to.TimeEvery(); n > 1 {
+				m.timeMask = uint32(1)<<bits.Len32(uint32(min(n, 1<<30)-1)) - 1
+			}
+		}
 	}
 	e.unknownObs = e.obs.Method(UnknownMethod)
 }
 
-// beginCall starts observing a call (md.obs is set): it returns the
-// time the handler starts, as the time since e.epoch (a monotonic clock
-// read, which costs less than time.Now's two).
-func (e *Engine) beginCall(mo MethodObserver, h *reqCtx) time.Duration {
-	mo.Begin(h)
-	return time.Since(e.epoch)
+// noTime is a clock read not made.
+const noTime time.Duration = -1
+
+// now reads the monotonic clock, as the time since e.epoch (time.Now
+// reads the wall clock too).
+func (e *Engine) now() time.Duration { return time.Since(e.epoch) }
+
+// beginCall starts observing a call of md (md.obs is set): it returns the
+// time the handler starts, or noTime for a call not timed (see
+// TimingObserver).
+func (e *Engine) beginCall(md *method, h *reqCtx) time.Duration {
+	md.obs.Begin(h)
+	if md.timeMask != 0 && rand.Uint32()&md.timeMask != 0 {
+		return noTime
+	}
+	return e.now()
 }
 
-// endCall reports the end of a call whose handler started at t0 and
-// returned err; h is not over yet, so it still holds the request's bytes.
-func (e *Engine) endCall(mo MethodObserver, h *reqCtx, t0 time.Duration, err error, notification bool, params []byte, result int) {
-	var code encode.Code
+// endCall reports the end of a call of md whose handler started at t0 (noTime:
+// not timed) and returned err after d (noTime: not measured by invoke);
+// h is not over yet, so it still holds the request's bytes.
+func (e *Engine) endCall(md *method, h *reqCtx, t0, d time.Duration, err error, notification bool, params []byte, result int) {
+	c := CallEnd{Notification: notification, Params: params, ResultSize: result}
 	if err != nil {
-		code = CodeOf(err)
+		c.Code = CodeOf(err)
 	}
-	mo.End(h, CallEnd{Duration: time.Since(e.epoch) - t0, Code: code, Notification: notification,
-		Params: params, ResultSize: result})
+	switch {
+	case t0 == noTime: // not sampled (even if invoke timed it: a sample stands for others)
+		c.Untimed = true
+	case d != noTime: // invoke timed it for the method's cost, from t0
+		c.Duration = d
+	default:
+		c.Duration = e.now() - t0
+	}
+	c.Sampled = md.timeMask != 0 && !c.Untimed
+	md.obs.End(h, c)
 }
 
 // observeUnknown reports a call of a method the engine does not have.

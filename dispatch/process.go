@@ -125,9 +125,9 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	h := cc.take()
 	h.setRequest(md, m)
-	var t0 time.Duration
+	t0 := noTime
 	if md.obs != nil {
-		t0 = e.beginCall(md.obs, h)
+		t0 = e.beginCall(md, h)
 	}
 	if m.Kind == decode.Notification {
 		// Its result, if any, is dropped: it may go to the caller's
@@ -136,9 +136,9 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		if cc.drop == nil {
 			cc.drop = make([]byte, 0, dropRoom)
 		}
-		_, err := e.invoke(md, cc, h, m.Params, cc.drop[:0])
+		_, d, err := e.invoke(md, cc, h, m.Params, cc.drop[:0], t0)
 		if md.obs != nil {
-			e.endCall(md.obs, h, t0, err, true, m.Params, 0)
+			e.endCall(md, h, t0, d, err, true, m.Params, 0)
 		}
 		if w := h.writer(); w != nil {
 			w.release()
@@ -149,9 +149,9 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	start := len(dst)
 	dst = encode.AppendResultStart(dst, m.ID)
 	mark := len(dst)
-	out, err := e.invoke(md, cc, h, m.Params, dst[mark:mark])
+	out, d, err := e.invoke(md, cc, h, m.Params, dst[mark:mark], t0)
 	if md.obs != nil {
-		e.endCall(md.obs, h, t0, err, false, m.Params, len(out))
+		e.endCall(md, h, t0, d, err, false, m.Params, len(out))
 	}
 	if w := h.writer(); w != nil { // the handler took its ResultWriter
 		return e.endWritten(w, dst, start, mark, m.ID, out, err, h.end())
@@ -230,29 +230,33 @@ func (e *Engine) logBadResult(md *method, result []byte) {
 
 // invoke calls the handler, under its timeout when it has one (Timeout,
 // CallTimeout); the runs of a method that may block are timed (cost.go).
-func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte) ([]byte, error) {
+// t0 is when the call started, if the observer read the clock (else
+// noTime); d is how long it ran, if invoke timed it (else noTime), so that
+// a call timed for both reads the clock twice, not four times.
+func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, t0 time.Duration) (out []byte, d time.Duration, err error) {
 	if md.inline {
 		if md.timeout > 0 {
-			return e.invokeTimed(md, cc, h, params, dst)
+			out, err = e.invokeTimed(md, cc, h, params, dst)
+		} else {
+			out, err = e.call(md, h, params, dst)
 		}
-		return e.call(md, h, params, dst)
+		return out, noTime, err
 	}
-	var t0 time.Duration
 	timed := !md.concurrent && md.cost.timed(cc)
-	if timed {
-		t0 = time.Since(e.epoch) // the monotonic clock only: time.Now reads the wall clock too
+	if timed && t0 == noTime {
+		t0 = e.now()
 	}
-	var out []byte
-	var err error
 	if md.timeout > 0 {
 		out, err = e.invokeTimed(md, cc, h, params, dst)
 	} else {
 		out, err = e.call(md, h, params, dst)
 	}
-	if timed {
-		md.cost.record(time.Since(e.epoch) - t0)
+	if !timed {
+		return out, noTime, err
 	}
-	return out, err
+	d = e.now() - t0
+	md.cost.record(d)
+	return out, d, err
 }
 
 // invokeTimed calls a handler under md's timeout: its context is cancelled

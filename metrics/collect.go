@@ -81,8 +81,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect sends the current values (prometheus.Collector).
 //
-// A method's ok count is the calls ended (its latency histogram's count)
-// less the failed ones, read in the opposite order to End's, so that it is
+// A method's ok count is the calls ended less the failed ones, read in the opposite order to End's, so that it is
 // never too low; a failed call between its two adds may count as ok for
 // one scrape, and the ok count exported never goes down (lastOK), so it
 // stays a counter.
@@ -98,8 +97,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 				ch <- counter(descCalls, n, md.name, m.labels[i])
 			}
 		}
-		hist, ended := md.latency.metric(descDuration, md.name)
+		ended := md.ended.Load()
 		started := md.started.Load() // after ended: started >= ended
+		hist, _ := md.latency.metric(descDuration, md.name)
 		ch <- hist
 		md.lastOK = max(md.lastOK, ended-min(failed, ended))
 		if md.name != UnknownMethodLabel {

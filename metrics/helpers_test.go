@@ -27,11 +27,12 @@ func newEngine(tb testing.TB, opts *dispatch.Options) *dispatch.Engine {
 }
 
 // newObserved returns an engine with the demo methods observed by a new
-// Metrics registered in a new registry.
+// Metrics registered in a new registry, timing every call (LatencySample
+// 1) so that the latency histograms count exactly.
 func newObserved(tb testing.TB, opts *dispatch.Options) (*dispatch.Engine, *metrics.Metrics, *prometheus.Registry) {
 	tb.Helper()
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg, nil)
+	m, err := metrics.New(reg, &metrics.Options{LatencySample: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}

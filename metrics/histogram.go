@@ -29,7 +29,10 @@ func newHistogram(bounds []int64, scale float64) *histogram {
 }
 
 // observe counts v.
-func (h *histogram) observe(v int64) {
+func (h *histogram) observe(v int64) { h.observeN(v, 1) }
+
+// observeN counts v n times (a sample standing for n observations).
+func (h *histogram) observeN(v int64, n uint64) {
 	lo, hi := 0, len(h.bounds)
 	for lo < hi { // the first bound >= v
 		mid := int(uint(lo+hi) >> 1)
@@ -39,9 +42,9 @@ func (h *histogram) observe(v int64) {
 			hi = mid
 		}
 	}
-	h.counts[lo].Add(1)
+	h.counts[lo].Add(n)
 	if v > 0 {
-		h.sum.Add(uint64(v))
+		h.sum.Add(uint64(v) * n)
 	}
 }
 

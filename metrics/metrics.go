@@ -8,6 +8,7 @@ package metrics
 
 import (
 	"context"
+	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,7 +31,20 @@ type Options struct {
 	// that an error code a client chooses (echoed by a handler) cannot
 	// create series.
 	Codes []encode.Code
+	// LatencySample times one call in LatencySample of each method, at
+	// random, for the latency histogram (jetrpc_call_duration_seconds),
+	// each timed call counting for LatencySample calls (rounded up to a
+	// power of two; default DefaultLatencySample; 1 times every call). The
+	// histogram's count and sum are then estimates, within a few percent
+	// once a method has had a few hundred calls; jetrpc_calls_total and
+	// jetrpc_calls_in_flight count every call exactly. Reading the clock
+	// twice costs more than the rest of counting a call on many machines
+	// (a VM's clock most of all): see BenchmarkObserve in bench/.
+	LatencySample int
 }
+
+// DefaultLatencySample is the default of Options.LatencySample.
+const DefaultLatencySample = 8
 
 // UnknownMethodLabel is the method label of the calls of every method the
 // engine does not have.
@@ -43,6 +57,7 @@ const UnknownMethodLabel = "(unknown)"
 // servers: their counts add up.
 type Metrics struct {
 	latency []int64 // bounds, ns
+	sample  int     // Options.LatencySample, a power of two
 	codes   []encode.Code
 	labels  []string // code label values; labels[i] for codes[i-1], labels[0] "ok", the last "other"
 
@@ -83,6 +98,11 @@ func New(reg prometheus.Registerer, opts *Options) (*Metrics, error) {
 		buckets = opts.LatencyBuckets
 	}
 	m.latency = secondsBounds(buckets)
+	m.sample = DefaultLatencySample
+	if opts != nil && opts.LatencySample != 0 {
+		m.sample = min(max(opts.LatencySample, 1), 1<<30)
+	}
+	m.sample = 1 << bits.Len(uint(m.sample-1)) // what the engine rounds it to
 	m.codes = append(m.codes, engineCodes...)
 	if opts != nil {
 		for _, c := range opts.Codes {
@@ -117,19 +137,23 @@ func (m *Metrics) codeIndex(code encode.Code) int {
 	return len(m.codes) + 1
 }
 
-// method holds the counters of one method. A call adds to three: started,
-// and the latency histogram's bucket and sum (the histogram's count is the
-// calls ended); a failed call adds to its code's counter too. The calls
-// that succeeded are the ended ones less the failed ones (see Collect).
+// method holds the counters of one method. A call adds to two: started
+// and ended; a timed one (one in Options.LatencySample) to the latency
+// histogram's bucket and sum, and a failed one to its code's counter. The
+// calls that succeeded are the ended ones less the failed ones (see
+// Collect).
 type method struct {
 	m       *Metrics
 	name    string
 	started atomic.Uint64   // calls begun; in flight = started - ended
+	ended   atomic.Uint64   // calls ended
 	errs    []atomic.Uint64 // failed calls by code index (0: unused)
 	latency *histogram
 
 	lastOK uint64 // the ok count last collected (under m.mu), which it never goes below
 }
+
+var _ dispatch.TimingObserver = (*method)(nil)
 
 // Method returns the counters of the method name (dispatch.Observer). The
 // same name gets the same counters.
@@ -149,14 +173,24 @@ func (m *Metrics) Method(name string) dispatch.MethodObserver {
 	return md
 }
 
+// TimeEvery is Options.LatencySample (dispatch.TimingObserver).
+func (md *method) TimeEvery() int { return md.m.sample }
+
 // Begin counts a call in flight (dispatch.MethodObserver).
 func (md *method) Begin(context.Context) { md.started.Add(1) }
 
-// End counts a call's latency and, when it failed, its code
-// (dispatch.MethodObserver). The latency is counted first: Collect relies
-// on that order.
+// End counts a call ended, its latency when it was timed (for
+// Options.LatencySample calls) and, when it failed, its code
+// (dispatch.MethodObserver). The end is counted first: Collect relies on
+// that order.
 func (md *method) End(_ context.Context, c dispatch.CallEnd) {
-	md.latency.observe(int64(c.Duration))
+	md.ended.Add(1)
+	switch {
+	case c.Sampled: // one in md.m.sample calls, at random
+		md.latency.observeN(int64(c.Duration), uint64(md.m.sample))
+	case !c.Untimed: // every call timed (LatencySample 1, or Metrics within dispatch.Observers)
+		md.latency.observe(int64(c.Duration))
+	}
 	if c.Code != 0 {
 		md.errs[md.m.codeIndex(c.Code)].Add(1)
 	}

@@ -16,6 +16,16 @@ import (
 // returns ctx unchanged. A handler needs it only to start spans of its own
 // outside Middleware.
 func Extract(ctx context.Context) context.Context {
+	if sc, ok := remoteParent(ctx); ok {
+		return trace.ContextWithRemoteSpanContext(ctx, sc)
+	}
+	return ctx
+}
+
+// remoteParent returns the remote parent span context of the request
+// being served (see Extract), and false when it has none. It allocates
+// only for a tracestate.
+func remoteParent(ctx context.Context) (trace.SpanContext, bool) {
 	var tp, ts []byte
 	if o := dispatch.OriginOf(ctx); o != nil && len(o.TraceParent) > 0 {
 		tp, ts = o.TraceParent, o.TraceState
@@ -23,18 +33,18 @@ func Extract(ctx context.Context) context.Context {
 		tp, ts = fromMeta(meta)
 	}
 	if len(tp) == 0 {
-		return ctx
+		return trace.SpanContext{}, false
 	}
 	sc, ok := ParseTraceParent(tp)
 	if !ok {
-		return ctx
+		return trace.SpanContext{}, false
 	}
 	if len(ts) > 0 {
 		if state, err := trace.ParseTraceState(string(ts)); err == nil {
 			sc = sc.WithTraceState(state)
 		}
 	}
-	return trace.ContextWithRemoteSpanContext(ctx, sc)
+	return sc, true
 }
 
 // fromMeta returns the traceparent and tracestate strings of a _meta

@@ -33,21 +33,33 @@ type Options struct {
 	// TracerProvider makes the tracer (default otel.GetTracerProvider(),
 	// read when the engine freezes its table).
 	TracerProvider trace.TracerProvider
+	// SampledParentsOnly starts a span only for the calls whose parent
+	// is sampled (a traceparent with the sampled flag set), as a
+	// parent-based sampler that samples no root span does
+	// (sdktrace.ParentBased(sdktrace.NeverSample())), but without asking
+	// the tracer: a call with no parent, or with a parent sampled out,
+	// runs with no span of its own and costs nothing (no allocation). Its
+	// handler's context still carries the remote parent, when there is
+	// one, so the trace id and the sampled-out flag travel on. Set it when
+	// your sampler is of that kind; the tracer's sampler still decides for
+	// the sampled parents.
+	SampledParentsOnly bool
 }
 
 // Middleware returns middleware that starts a server span for every call
 // and notification of every method (see the package doc).
 func Middleware(opts *Options) dispatch.Middleware {
 	var tp trace.TracerProvider
+	sampledOnly := false
 	if opts != nil {
-		tp = opts.TracerProvider
+		tp, sampledOnly = opts.TracerProvider, opts.SampledParentsOnly
 	}
 	return func(method string, next dispatch.Handler) dispatch.Handler {
 		p := tp
 		if p == nil {
 			p = otel.GetTracerProvider()
 		}
-		return &handler{next: next, name: method, tracer: p.Tracer(ScopeName),
+		return &handler{next: next, name: method, tracer: p.Tracer(ScopeName), sampledOnly: sampledOnly,
 			start: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 			attrs: []attribute.KeyValue{
 				KeySystem.String("jsonrpc"),
@@ -65,10 +77,27 @@ type handler struct {
 	tracer trace.Tracer
 	start  []trace.SpanStartOption // the kind, built once
 	attrs  []attribute.KeyValue    // the method's attributes, built once
+
+	sampledOnly bool // Options.SampledParentsOnly
 }
 
 func (h *handler) ServeRPC(ctx context.Context, params, dst []byte) (out []byte, err error) {
-	ctx, span := h.tracer.Start(Extract(ctx), h.name, h.start...)
+	if h.sampledOnly {
+		sc, ok := remoteParent(ctx)
+		if ok {
+			ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
+		}
+		if !sc.IsSampled() { // no span: the tracer would start none
+			return h.next.ServeRPC(ctx, params, dst)
+		}
+		return h.serveTraced(ctx, params, dst)
+	}
+	return h.serveTraced(Extract(ctx), params, dst)
+}
+
+// serveTraced runs the handler in a span whose parent is in ctx.
+func (h *handler) serveTraced(ctx context.Context, params, dst []byte) (out []byte, err error) {
+	ctx, span := h.tracer.Start(ctx, h.name, h.start...)
 	if span.IsRecording() { // attributes after Start: a span sampled out copies none
 		span.SetAttributes(h.attrs...)
 		annotate(ctx, span)
