@@ -13,10 +13,11 @@
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
 // A call costs two atomic adds (one more when it fails; a message three
-// more); one call in Options.LatencySample (8 by default), chosen at random,
-// is timed for the latency histogram, with two more adds and the engine's
-// two reads of the monotonic clock, and counts for that many calls in the
-// histogram. jetrpc_calls_total and jetrpc_calls_in_flight are exact. The
+// more); it is timed for the latency histogram, with two more adds and the
+// engine's two reads of the monotonic clock. With Options.LatencySample n
+// (default 1) only one call in n, chosen at random, is timed, and counts
+// for n calls in the histogram (whose count and sum are then estimates);
+// jetrpc_calls_total and jetrpc_calls_in_flight are always exact. The
 // counters of each method are resolved when the engine freezes its method
 // table, and Process allocates nothing more. Every unknown method
 // shares the method label "(unknown)", so a client cannot create series.
@@ -29,7 +30,7 @@
 //	| metric | type | labels | what |
 //	|---|---|---|---|
 //	| `jetrpc_calls_total` | counter | `method`, `code` | calls and notifications handled; `code` is `ok`, an engine error code (`-32700`, `-32600`..`-32603`, `-32000`..`-32003`), one of Options.Codes, or `other` |
-//	| `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s), from a random sample of one call in Options.LatencySample |
+//	| `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s), every call, or a random sample of one in Options.LatencySample |
 //	| `jetrpc_calls_in_flight` | gauge | `method` | calls and notifications whose handler is running |
 //	| `jetrpc_request_size_bytes` | histogram | | sizes of the messages processed (a single message or a whole batch; 64 B to 16 MiB by powers of four) |
 //	| `jetrpc_response_bytes_total` | counter | | bytes of their responses (framing aside) |

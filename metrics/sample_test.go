@@ -10,10 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// TestLatencySample: with the default LatencySample (8) one call in eight
-// is timed and counts for eight in the latency histogram, so its count is
-// a multiple of 8 near the calls made, while jetrpc_calls_total counts
-// every call; LatencySample 1 times every call, and so does Metrics
+// TestLatencySample: with LatencySample 8 one call in eight is timed and
+// counts for eight in the latency histogram, so its count is a multiple
+// of 8 near the calls made, while jetrpc_calls_total counts every call;
+// the default (1) times every call, and so does Metrics
 // within dispatch.Observers (the engine then times every call for all),
 // whether the engine also times the method's runs for their cost or not.
 func TestLatencySample(t *testing.T) {
@@ -53,13 +53,14 @@ func TestLatencySample(t *testing.T) {
 			t.Errorf("%s: duration sum %v", name, s)
 		}
 	}
-	f("default", nil, false, false, demo.Inline)
+	f("default: every call", nil, false, true, demo.Inline)
+	f("LatencySample 8", &metrics.Options{LatencySample: 8}, false, false, demo.Inline)
 	f("LatencySample 5 (8)", &metrics.Options{LatencySample: 5}, false, false, demo.Inline)
 	f("LatencySample 1", &metrics.Options{LatencySample: 1}, false, true, demo.Inline)
 	f("within Observers", nil, true, true, demo.Inline)
 	// Methods the engine times for their cost (neither Inline nor
 	// Concurrent): the samples are still one in 8, the others untimed.
-	f("default, timed for cost", nil, false, false, demo.Default)
+	f("LatencySample 8, timed for cost", &metrics.Options{LatencySample: 8}, false, false, demo.Default)
 	f("typed, LatencySample 1", &metrics.Options{LatencySample: 1}, false, true, demo.Typed)
 }
 
