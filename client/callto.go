@@ -46,6 +46,11 @@ func (c *Client) CallTo(ctx context.Context, w io.Writer, method string, params 
 	}
 	p := c.getCall()
 	p.Dst = p.buf[:0]
+	if t, ok := c.t.(*httpTransport); ok {
+		err := t.callTo(ctx, p, w, method, params)
+		putCall(p)
+		return err
+	}
 	rs := &resultSink{w: w}
 	c.sinks.Store(p.id, rs)
 	err := c.do(ctx, p, method, params, nil)
@@ -129,14 +134,23 @@ func (r *resultSink) write(b []byte) {
 // End completes the call: the result's last bytes without the closing
 // brace, or ErrResultCut.
 func (r *resultSink) End(complete bool) {
+	if err := r.finish(complete); err != nil {
+		r.p.Fail(err)
+		return
+	}
+	r.p.Resolve(nil)
+}
+
+// finish writes the result's last bytes, without the closing brace, or,
+// when the response was not complete, what came and returns ErrResultCut.
+func (r *resultSink) finish(complete bool) error {
 	t := bytes.TrimRight(r.tail, " \t\r\n")
 	if !complete || len(t) == 0 || t[len(t)-1] != '}' {
 		r.write(r.tail)
-		r.p.Fail(ErrResultCut)
-		return
+		return ErrResultCut
 	}
 	r.write(bytes.TrimRight(t[:len(t)-1], " \t\r\n"))
-	r.p.Resolve(nil)
+	return nil
 }
 
 // resultHead reads the head of a response line: the members before
