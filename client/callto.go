@@ -72,10 +72,19 @@ func (c *Client) CallTo(ctx context.Context, w io.Writer, method string, params 
 // divert is the stream's frame.Reader divert: the sink for a line over
 // MaxMessage that answers one of CallTo's calls, else nil.
 func (s *stream) divert(head []byte) frame.LineSink {
-	c := s.c
-	if c == nil {
+	if s.c == nil {
 		return nil
 	}
+	if rs := s.c.divertResult(head); rs != nil {
+		return rs
+	}
+	return nil
+}
+
+// divertResult returns the sink of the CallTo call that a message over
+// MaxMessage starting with head answers, taken from the pending table, or
+// nil.
+func (c *Client) divertResult(head []byte) *resultSink {
 	id, start, ok := resultHead(head)
 	if !ok {
 		return nil

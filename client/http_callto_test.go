@@ -116,7 +116,7 @@ func fakeHTTP(t *testing.T, answer func(id string) []byte, closeAfter bool) stri
 
 // chunk frames b as one HTTP chunk.
 func chunk(b []byte) []byte {
-	return append(append(append([]byte(strconv.FormatInt(int64(len(b)), 16)+"\r\n"), b...)), "\r\n"...)
+	return append(append([]byte(strconv.FormatInt(int64(len(b)), 16)+"\r\n"), b...), "\r\n"...)
 }
 
 func gzipped(b []byte) []byte {

@@ -305,6 +305,8 @@ func TestBinaryBlobClient(t *testing.T) {
 	run("http", c, err)
 	c, err = client.DialHTTP("http://"+addrs["http"]+"/", nil)
 	run("http-gzip", c, err)
+	c, err = client.DialWebSocket(ctx, "ws://"+addrs["http"]+"/ws", nil)
+	run("websocket", c, err)
 }
 
 // TestBinaryMaxResponse: with --max-response, a response over it is the
