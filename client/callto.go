@@ -1,6 +1,8 @@
 package client
 
-// NOTE: CallTo on an NDJSON stream. A response line over MaxMessage is
+// NOTE: CallTo on an NDJSON stream and over WebSocket (HTTP is in
+// http_callto.go). A response line (a WebSocket message, through
+// ws.Reader.SetDivert, the same way) over MaxMessage is
 // offered to the stream's divert (frame.Reader.SetDivert) instead of being
 // skipped: when its head reads {"jsonrpc":"2.0","id":N,"result": (members
 // in any order, result last, as jetrpc and go-ethereum write them) and N
@@ -10,6 +12,7 @@ package client
 // line's last bytes (the response's closing brace). Answers to the other
 // calls come on the same connection after that line. A result within
 // MaxMessage arrives as for CallRaw and is written to w by CallTo.
+// divertResult is what both transports' diverts ask.
 
 import (
 	"bytes"
@@ -27,16 +30,23 @@ import (
 var ErrResultCut = errors.New("client: streamed result cut off")
 
 // CallTo calls method with params (raw JSON, as for CallRaw) and writes
-// the result's raw JSON to w. On an NDJSON stream (Dial, NewConn, NewStdio
-// with the default framing) a result of any size is written to w as it
-// arrives, without a MaxMessage cap of its own and without holding it;
-// the connection's other calls go on (their answers come after it). On
-// other transports the result is held as for CallRaw (up to MaxMessage)
-// and then written to w. A JSON-RPC error response is an *encode.Error and
-// nothing is written; an error of w's fails the call (the rest of the
-// result is read and dropped); a connection that ends mid-result returns
+// the result's raw JSON to w. A result of any size is written to w as it
+// arrives, without a MaxMessage cap of its own and without holding it:
+// on an NDJSON stream (Dial, NewConn, NewStdio with the default framing)
+// and over WebSocket (a message over MaxMessage, fragment by fragment;
+// the connection's other messages come after it), and over HTTP (the
+// body as it arrives, gzip-inflated on the fly; the POST runs on the
+// caller's goroutine). A compressed WebSocket message is the exception:
+// it is inflated whole, within MaxMessage. Other framings hold the result
+// as CallRaw does (up to MaxMessage) and then write it.
+//
+// The response must open with {"jsonrpc":"2.0","id":N,"result": (as
+// jetrpc and go-ethereum write it); any other is read as for CallRaw. A
+// JSON-RPC error response is an *encode.Error and nothing is written; an
+// error of w's fails the call (on a stream the rest of the result is read
+// and dropped); a connection or body that ends mid-result returns
 // ErrResultCut after the part that came was written. w is used only
-// during the call.
+// during the call. CallTo is not retried or hedged.
 func (c *Client) CallTo(ctx context.Context, w io.Writer, method string, params []byte) error {
 	if err := checkParams(params); err != nil {
 		return err
@@ -46,6 +56,11 @@ func (c *Client) CallTo(ctx context.Context, w io.Writer, method string, params 
 	}
 	p := c.getCall()
 	p.Dst = p.buf[:0]
+	if t, ok := c.t.(*httpTransport); ok {
+		err := t.callTo(ctx, p, w, method, params)
+		putCall(p)
+		return err
+	}
 	rs := &resultSink{w: w}
 	c.sinks.Store(p.id, rs)
 	err := c.do(ctx, p, method, params, nil)
@@ -67,10 +82,19 @@ func (c *Client) CallTo(ctx context.Context, w io.Writer, method string, params 
 // divert is the stream's frame.Reader divert: the sink for a line over
 // MaxMessage that answers one of CallTo's calls, else nil.
 func (s *stream) divert(head []byte) frame.LineSink {
-	c := s.c
-	if c == nil {
+	if s.c == nil {
 		return nil
 	}
+	if rs := s.c.divertResult(head); rs != nil {
+		return rs
+	}
+	return nil
+}
+
+// divertResult returns the sink of the CallTo call that a message over
+// MaxMessage starting with head answers, taken from the pending table, or
+// nil.
+func (c *Client) divertResult(head []byte) *resultSink {
 	id, start, ok := resultHead(head)
 	if !ok {
 		return nil
@@ -129,14 +153,23 @@ func (r *resultSink) write(b []byte) {
 // End completes the call: the result's last bytes without the closing
 // brace, or ErrResultCut.
 func (r *resultSink) End(complete bool) {
+	if err := r.finish(complete); err != nil {
+		r.p.Fail(err)
+		return
+	}
+	r.p.Resolve(nil)
+}
+
+// finish writes the result's last bytes, without the closing brace, or,
+// when the response was not complete, what came and returns ErrResultCut.
+func (r *resultSink) finish(complete bool) error {
 	t := bytes.TrimRight(r.tail, " \t\r\n")
 	if !complete || len(t) == 0 || t[len(t)-1] != '}' {
 		r.write(r.tail)
-		r.p.Fail(ErrResultCut)
-		return
+		return ErrResultCut
 	}
 	r.write(bytes.TrimRight(t[:len(t)-1], " \t\r\n"))
-	r.p.Resolve(nil)
+	return nil
 }
 
 // resultHead reads the head of a response line: the members before

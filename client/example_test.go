@@ -175,3 +175,21 @@ func ExampleClient_CallTo() {
 	// Output:
 	// 10000002 <nil>
 }
+
+// The same over HTTP: the body is read as it arrives (gzip-coded here,
+// inflated on the fly), on a client whose MaxMessage is 64 KiB.
+func ExampleClient_CallTo_http() {
+	_, url, stop := serveDemo()
+	defer stop()
+	c, err := client.DialHTTP(url, &client.Options{MaxMessage: 64 << 10})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+
+	var w countingWriter
+	err = c.CallTo(context.Background(), &w, "blob", []byte(`[10000000]`))
+	fmt.Println(w.n, err)
+	// Output:
+	// 10000002 <nil>
+}

@@ -269,6 +269,15 @@ func waitFor(ch <-chan struct{}, timeout <-chan time.Time) bool {
 	}
 }
 
+// divert is the ws.Reader divert: the sink for a message over MaxMessage
+// that answers one of CallTo's calls, else nil.
+func (t *wsTransport) divert(head []byte) ws.Sink {
+	if rs := t.c.divertResult(head); rs != nil {
+		return rs
+	}
+	return nil
+}
+
 // readLoop delivers the messages read and answers the control frames until
 // the connection fails or is closed, then closes the client, or, with
 // Options.Reconnect, redials and goes on.
@@ -279,6 +288,7 @@ func (t *wsTransport) readLoop() {
 	for {
 		nc, dfl := t.reading()
 		rd.Reset(nc, ws.Client, t.max)
+		rd.SetDivert(t.divert) // results over MaxMessage of CallTo's calls (callto.go)
 		if dfl != nil {
 			rd.SetDeflate(*dfl)
 		}

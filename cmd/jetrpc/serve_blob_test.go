@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -201,11 +202,13 @@ func TestBinaryBlob(t *testing.T) {
 }
 
 // blobWriter checks a blob's result as client.CallTo writes it: a quote,
-// x bytes, a quote.
+// x bytes, a quote. Every 16 MiB it samples the heap in use.
 type blobWriter struct {
 	n, other    int  // bytes, bytes other than x
 	first, last byte // the first and the last byte
 	head        func()
+	next        int    // n at the next sample
+	peak        uint64 // the most HeapInuse sampled
 }
 
 var xByte = []byte{'x'}
@@ -221,38 +224,89 @@ func (w *blobWriter) Write(p []byte) (int, error) {
 	w.n += len(p)
 	w.other += len(p) - bytes.Count(p, xByte)
 	w.last = p[len(p)-1]
+	if w.n >= w.next {
+		w.next = w.n + 16<<20
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.peak = max(w.peak, ms.HeapInuse)
+	}
 	return len(p), nil
 }
 
 // TestBinaryBlobClient: client.CallTo reads blob of blobSize from the
-// binary over TCP into an io.Writer, with the client's default
-// MaxMessage (4 MiB): exactly n bytes in quotes, and the client's other
-// calls answered afterwards.
+// binary into an io.Writer, with the client's default MaxMessage (4 MiB),
+// over TCP (NDJSON), HTTP plain and gzip-coded (the server codes the
+// stream on the fly) and WebSocket: exactly n bytes in quotes, the
+// client's heap in use within a few tens of MiB of what it was before,
+// and the client's other calls answered while the blob streams and
+// afterwards.
 func TestBinaryBlobClient(t *testing.T) {
-	p := startBinary(t, nil, nil, "serve", "--tcp", "127.0.0.1:0", "--http", "")
-	addr := p.stderr.listening(t, "tcp")["tcp"]
+	p := startBinary(t, nil, nil, "serve", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0")
+	addrs := p.stderr.listening(t, "tcp", "http")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := client.Dial(ctx, "tcp", addr, nil)
-	if err != nil {
-		t.Fatal(err)
+	const slack = 40 << 20
+	run := func(name string, c *client.Client, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		defer c.Close()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.HeapInuse
+		stop := make(chan struct{})
+		others := make(chan error, 1)
+		go func() { // other calls while the blob streams
+			var err error
+			for err == nil {
+				var out []byte
+				if out, err = c.CallRaw(ctx, nil, "subtract", []byte(`[5,3]`)); err == nil && string(out) != "2" {
+					err = errors.New("subtract: " + string(out))
+				}
+				select {
+				case <-stop:
+					others <- err
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			others <- err
+		}()
+		start := time.Now()
+		var ttfb time.Duration
+		w := &blobWriter{head: func() { ttfb = time.Since(start) }}
+		err = c.CallTo(ctx, w, "blob", []byte("["+strconv.Itoa(blobSize)+"]"))
+		total := time.Since(start)
+		close(stop)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		if err := <-others; err != nil {
+			t.Errorf("%s: a call while the blob streamed: %v", name, err)
+		}
+		if w.n != blobSize+2 || w.other != 2 || w.first != '"' || w.last != '"' {
+			t.Fatalf("%s: got %d bytes, %d not x, first %q last %q; want %d", name, w.n, w.other, w.first, w.last, blobSize+2)
+		}
+		if w.peak > before+slack {
+			t.Errorf("%s: the client's heap in use went from %d KiB to %d KiB", name, before>>10, w.peak>>10)
+		}
+		out, err := c.CallRaw(ctx, nil, "subtract", []byte(`[5,3]`))
+		if err != nil || string(out) != "2" {
+			t.Fatalf("%s: next call: %s %v", name, out, err)
+		}
+		t.Logf("client.CallTo %-9s n=%d  ttfb %v  %.0f MiB/s  heap in use %d -> %d MiB", name, blobSize, ttfb,
+			float64(blobSize)/(1<<20)/total.Seconds(), before>>20, w.peak>>20)
 	}
-	defer c.Close()
-	start := time.Now()
-	var ttfb time.Duration
-	w := &blobWriter{head: func() { ttfb = time.Since(start) }}
-	if err := c.CallTo(ctx, w, "blob", []byte("["+strconv.Itoa(blobSize)+"]")); err != nil {
-		t.Fatal(err)
-	}
-	total := time.Since(start)
-	if w.n != blobSize+2 || w.other != 2 || w.first != '"' || w.last != '"' {
-		t.Fatalf("got %d bytes, %d not x, first %q last %q; want %d", w.n, w.other, w.first, w.last, blobSize+2)
-	}
-	out, err := c.CallRaw(ctx, nil, "subtract", []byte(`[5,3]`))
-	if err != nil || string(out) != "2" {
-		t.Fatalf("next call: %s %v", out, err)
-	}
-	t.Logf("client.CallTo n=%d  ttfb %v  %.0f MiB/s", blobSize, ttfb, float64(blobSize)/(1<<20)/total.Seconds())
+	c, err := client.Dial(ctx, "tcp", addrs["tcp"], nil)
+	run("ndjson", c, err)
+	c, err = client.DialHTTP("http://"+addrs["http"]+"/", &client.Options{CompressMin: -1})
+	run("http", c, err)
+	c, err = client.DialHTTP("http://"+addrs["http"]+"/", nil)
+	run("http-gzip", c, err)
+	c, err = client.DialWebSocket(ctx, "ws://"+addrs["http"]+"/ws", nil)
+	run("websocket", c, err)
 }
 
 // TestBinaryMaxResponse: with --max-response, a response over it is the

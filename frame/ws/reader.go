@@ -74,6 +74,14 @@ type Reader struct {
 	text   utf8State // the UTF-8 check of a text message
 	dfl    inflater  // permessage-deflate (deflate.go)
 
+	divert  func(head []byte) Sink // divert.go
+	sink    Sink                   // the message being diverted (nil: none)
+	head    []byte                 // the head shown to divert
+	passing bool                   // the payload of a frame is being passed to sink
+	passFin bool                   // that frame ends the message
+	left    uint64                 // that frame's payload bytes still to come
+	sunk    int                    // the message's bytes passed so far
+
 	held    bool // what Ready found, for Next
 	heldOp  Opcode
 	heldMsg []byte
@@ -86,8 +94,9 @@ func (rd *Reader) Reset(src io.Reader, role Role, maxMessage int) {
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessage
 	}
+	rd.dropSink()
 	*rd = Reader{src: src, role: role, max: min(maxMessage, maxMaxMessage), buf: rd.buf, frag: rd.frag[:0],
-		dfl: inflater{out: rd.dfl.out[:0], hist: rd.dfl.hist[:0]}}
+		dfl: inflater{out: rd.dfl.out[:0], hist: rd.dfl.hist[:0]}, divert: rd.divert, head: rd.head[:0]}
 }
 
 // Ready reports whether the next call to Next will return without reading
@@ -129,14 +138,21 @@ func (rd *Reader) Next() (op Opcode, payload []byte, err error) {
 	if rd.held {
 		op, payload = rd.heldOp, rd.heldMsg
 		rd.held, rd.heldMsg = false, nil
+		if op == OpClose {
+			rd.dropSink()
+		}
 		return op, payload, nil
 	}
 	for {
 		op, payload, want, err := rd.step()
 		if want == 0 {
+			if err != nil || op == OpClose {
+				rd.dropSink()
+			}
 			return op, payload, err
 		}
 		if err := rd.fill(want); err != nil {
+			rd.dropSink()
 			return 0, nil, rd.end(err)
 		}
 	}
@@ -146,13 +162,32 @@ func (rd *Reader) Next() (op Opcode, payload []byte, err error) {
 // want > 0 is the number of bytes from r it needs buffered to go on.
 func (rd *Reader) step() (op Opcode, payload []byte, want int, err error) {
 	for rd.err == nil {
+		if rd.passing { // a frame of a diverted message (divert.go)
+			if want := rd.pass(); want > 0 {
+				return 0, nil, want, nil
+			}
+			continue
+		}
 		b := rd.buf[rd.r:rd.w]
 		hdr, n := frameHeader(b)
 		if len(b) < hdr {
 			return 0, nil, hdr, nil
 		}
 		if rd.err = rd.check(b[0], b[1], n); rd.err != nil {
+			if _, ok := rd.err.(*TooLargeError); ok {
+				if want, ok := rd.tryDivert(b, hdr, n); want > 0 || ok {
+					rd.err = nil
+					if want > 0 {
+						return 0, nil, want, nil
+					}
+					continue
+				}
+			}
 			break
+		}
+		if rd.sink != nil && !Opcode(b[0]&0x0f).IsControl() {
+			rd.passFrame(b[0], hdr, n) // the next fragment of a diverted message
+			continue
 		}
 		end := hdr + int(n)
 		if rd.err = rd.advance(b[:min(len(b), end)], hdr, len(b) >= end); rd.err != nil {
@@ -226,7 +261,7 @@ func (rd *Reader) check(b0, b1 byte, n uint64) error {
 		return ErrOpcode
 	case (op == OpContinuation) != rd.inFrag:
 		return ErrFragment
-	case n > uint64(rd.max) || uint64(len(rd.frag))+n > uint64(rd.max) && rd.inFrag:
+	case rd.sink == nil && (n > uint64(rd.max) || uint64(len(rd.frag))+n > uint64(rd.max) && rd.inFrag):
 		return &TooLargeError{Limit: rd.max}
 	}
 	return nil

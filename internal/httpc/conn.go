@@ -35,6 +35,7 @@ type conn struct {
 	reused      bool // it served a request before this one
 	writeFailed bool // the last request's write failed
 	deadline    bool // a deadline is set on nc
+	reusable    bool // PostStream read the whole answer
 }
 
 // dial connects to addr, over TLS with cfg unless it is nil, by dl (and

@@ -122,37 +122,100 @@ type byteReader interface {
 
 // inflate decodes src, whose first bytes are head, onto dst.
 func (f *inflater) inflate(dst []byte, enc Encoding, src byteReader, head []byte, limit int) ([]byte, error) {
-	var r io.Reader
-	switch {
-	case enc == Gzip:
-		if f.gz.Reset(src) != nil { // io.EOF too: an empty body is no gzip
-			return dst, ErrMalformed
-		}
-		r = &f.gz
-	case isZlib(head):
-		if f.zl == nil {
-			zl, err := zlib.NewReader(src)
-			if err != nil {
-				return dst, ErrMalformed
-			}
-			f.zl = zl
-		} else if f.zl.(zlib.Resetter).Reset(src, nil) != nil {
-			return dst, ErrMalformed
-		}
-		r = f.zl
-	default: // raw deflate, as browsers accept it
-		if f.fl == nil {
-			f.fl = flate.NewReader(src)
-		} else if f.fl.(flate.Resetter).Reset(src, nil) != nil {
-			return dst, ErrMalformed
-		}
-		r = f.fl
+	r, err := f.decoder(enc, src, head)
+	if err != nil {
+		return dst, err
 	}
-	dst, err := readLimited(dst, r, limit)
+	dst, err = readLimited(dst, r, limit)
 	if err != nil && err != ErrTooLarge {
 		err = ErrMalformed
 	}
 	return dst, err
+}
+
+// decoder readies f's decoder of enc (Gzip or Deflate) on src, whose
+// first bytes are head, and returns it.
+func (f *inflater) decoder(enc Encoding, src byteReader, head []byte) (io.Reader, error) {
+	switch {
+	case enc == Gzip:
+		if f.gz.Reset(src) != nil { // io.EOF too: an empty body is no gzip
+			return nil, ErrMalformed
+		}
+		return &f.gz, nil
+	case isZlib(head):
+		if f.zl == nil {
+			zl, err := zlib.NewReader(src)
+			if err != nil {
+				return nil, ErrMalformed
+			}
+			f.zl = zl
+		} else if f.zl.(zlib.Resetter).Reset(src, nil) != nil {
+			return nil, ErrMalformed
+		}
+		return f.zl, nil
+	default: // raw deflate, as browsers accept it
+		if f.fl == nil {
+			f.fl = flate.NewReader(src)
+		} else if f.fl.(flate.Resetter).Reset(src, nil) != nil {
+			return nil, ErrMalformed
+		}
+		return f.fl, nil
+	}
+}
+
+// Reader inflates a coded body as it is read, with no limit of its own:
+// for a body streamed to its consumer rather than held. Get one from
+// NewReader and give it back with Release.
+type Reader struct {
+	f *inflater
+	r io.Reader
+}
+
+// NewReader returns a Reader of src coded as enc, on a pooled inflater
+// (Identity: src as it is). It reads the coding's header first: a body
+// that does not start like one is ErrMalformed, an error of src's is
+// returned as it is. A Read of a stream cut short (no gzip trailer) is
+// io.ErrUnexpectedEOF, of a corrupt one an error of the decoder's.
+func NewReader(enc Encoding, src io.Reader) (*Reader, error) {
+	if enc != Gzip && enc != Deflate {
+		return &Reader{r: src}, nil
+	}
+	f := inflaters.Get().(*inflater)
+	f.in = source{r: src}
+	if f.buf == nil {
+		f.buf = bufio.NewReaderSize(&f.in, 4<<10)
+	} else {
+		f.buf.Reset(&f.in)
+	}
+	head, _ := f.buf.Peek(2)
+	r, err := f.decoder(enc, f.buf, head)
+	if err != nil {
+		if f.in.err != nil {
+			err = f.in.err
+		}
+		f.release()
+		return nil, err
+	}
+	return &Reader{f: f, r: r}, nil
+}
+
+// Read reads inflated bytes.
+func (r *Reader) Read(p []byte) (int, error) { return r.r.Read(p) }
+
+// Release gives the Reader's inflater back to the pool; r must not be
+// used after.
+func (r *Reader) Release() {
+	if r.f != nil {
+		r.f.release()
+		r.f, r.r = nil, nil
+	}
+}
+
+// release drops what f read from and pools it.
+func (f *inflater) release() {
+	f.in = source{}
+	f.buf.Reset(nil)
+	inflaters.Put(f)
 }
 
 // isZlib reports whether head starts with a zlib header (RFC 1950: CM 8,
