@@ -52,7 +52,8 @@ func newTestAS(t *testing.T, keys ...*rsaKey) *testAS {
 	as.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/.well-known/oauth-authorization-server":
-			json.NewEncoder(w).Encode(map[string]string{"issuer": as.srv.URL, "jwks_uri": as.srv.URL + "/jwks"})
+			base := "http://" + r.Host // not as.srv: a request may come before NewServer returned
+			json.NewEncoder(w).Encode(map[string]string{"issuer": base, "jwks_uri": base + "/jwks"})
 		case "/jwks":
 			as.jwksHits.Add(1)
 			as.mu.Lock()
