@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/gorilla/websocket"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -416,6 +417,24 @@ func TestGatewayNewHeads(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 
+	// A second client, on a raw WebSocket, to see the last notification's
+	// bytes: the error object docs/gateway.md promises.
+	raw, _, err := websocket.DefaultDialer.Dial("ws://"+p.HTTP+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	_ = raw.SetReadDeadline(time.Now().Add(callTimeout))
+	if err := raw.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, subAnswer, err := raw.ReadMessage()
+	if err != nil || !strings.HasPrefix(string(subAnswer), `{"jsonrpc":"2.0","id":1,"result":"0x`) {
+		t.Fatalf("eth_subscribe on the raw connection: %s %v", subAnswer, err)
+	}
+	var rawSub struct{ Result string }
+	_ = json.Unmarshal(subAnswer, &rawSub)
+
 	// geth killed: the subscription ends with an error the client sees.
 	if err := g.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -429,6 +448,27 @@ func TestGatewayNewHeads(t *testing.T) {
 	case <-time.After(callTimeout):
 		t.Fatal("the subscription did not end when geth was killed")
 	}
+	for {
+		_, m, err := raw.ReadMessage()
+		if err != nil {
+			t.Fatalf("the raw client saw no error notification: %v", err)
+		}
+		if strings.Contains(string(m), `"result"`) {
+			continue // a head mined before the kill
+		}
+		want := `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"` + rawSub.Result + `","error":{"code":-32000,"message":"Upstream gone"`
+		if !strings.HasPrefix(string(m), want) {
+			t.Fatalf("the last notification:\n got %s\nwant %s...", m, want)
+		}
+		break
+	}
+	if err := raw.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, m, err := raw.ReadMessage(); err != nil || !strings.HasPrefix(string(m), `{"jsonrpc":"2.0","id":2,"error":{"code":-3200`) {
+		t.Fatalf("a call on the raw connection after geth went: %s %v", m, err)
+	}
+
 	// The client's connection is still up: a call over it is answered
 	// with the gateway's error.
 	var out string
