@@ -11,10 +11,12 @@ package interop
 // counter; the assertions count only the calls under test.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -114,6 +116,31 @@ func TestGatewayCacheRules(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":"b1","result":2},{"jsonrpc":"2.0","id":7,"result":`+result+`}]`)
 	if n := svc.echoes.Load(); n != 2 {
 		t.Fatalf("a batch of cached calls reached the upstream: %d calls, want 2", n)
+	}
+	// Over TCP (NDJSON), pipelined: hits are answered on the connection's
+	// reading goroutine (dispatch.InlineForwarder), each with its id.
+	conn, err := net.Dial("tcp", p.TCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(callTimeout))
+	var msgs strings.Builder
+	for _, id := range ids {
+		msgs.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"method":"test_echo","params":[2]}` + "\n")
+	}
+	if _, err := conn.Write([]byte(msgs.String())); err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(conn)
+	for _, id := range ids {
+		line, err := rd.ReadString('\n')
+		if want := `{"jsonrpc":"2.0","id":` + id + `,"result":2}` + "\n"; err != nil || line != want {
+			t.Fatalf("over TCP: %q %v, want %q", line, err, want)
+		}
+	}
+	if n := svc.echoes.Load(); n != 2 {
+		t.Fatalf("cached calls over TCP reached the upstream: %d calls, want 2", n)
 	}
 	// Errors pass through unchanged and are never kept.
 	for i, id := range ids[:4] {
