@@ -4,13 +4,12 @@ import (
 	"context"
 
 	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/gateway/cache"
 )
 
-var _ interface {
-	ForwardInline(context.Context, []byte, *decode.Parser) ([]byte, bool)
-} = (*Gateway)(nil)
+var _ dispatch.InlineForwarder = (*Gateway)(nil)
 
 // ForwardInline answers a single call from the cache when its store holds
 // the answer in this process (cache.Peeker: the Memory store, natskv's
