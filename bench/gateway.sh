@@ -4,7 +4,10 @@
 # the targets interleaved round by round. For each of HTTP and TCP, single
 # calls (small) and batches of 10 (batch10): calls/s under load (32 conns x
 # 16 in flight) and p50 at one call at a time (the latency a proxy adds),
-# then the proxy's memory per idle client connection.
+# then the proxy's memory per idle client connection. "cache hits" is the
+# TCP-upstream proxy with --cache for the mixes' method (subtract): after
+# the first call every call is a hit, the upstream never sees it; its
+# ratio to the uncached proxy (same listener) is printed under the table.
 #
 #   bench/gateway.sh [ROUNDS] [SECONDS]     (defaults 3 and 2)
 #
@@ -33,6 +36,7 @@ start() {
 start up "$tmp/jetrpc" serve --tcp 127.0.0.1:0 --http 127.0.0.1:0
 start rp "$tmp/revproxy" --upstream "http://$ADDR_up_http/"
 start gwt "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
+start gwc "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe "" --cache subtract=1h
 start gwh "$tmp/jetrpc" proxy --upstream "http://$ADDR_up_http/" --tcp "" --http 127.0.0.1:0 --probe ""
 
 # name transport target
@@ -41,8 +45,10 @@ targets=(
 	"ReverseProxy|http|$ADDR_rp_http"
 	"jetrpc proxy, TCP upstream|http|$ADDR_gwt_http"
 	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http"
+	"jetrpc proxy, cache hits|http|$ADDR_gwc_http"
 	"direct|tcp|$ADDR_up_tcp"
 	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp"
+	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp"
 )
 out="$tmp/results.jsonl"
 for round in $(seq "$ROUNDS"); do
@@ -105,6 +111,15 @@ for transport in ("http", "tcp"):
             added = "" if n == "direct" else "%.0f" % (p50 - stat["direct"][1])
             note = " (%d failed)" % failed if failed else ""
             print("| %s | %s | %s | %.0f%s | %s | %.0f | %s |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added))
+print()
+for transport in ("http", "tcp"):
+    for mix in ("small", "batch10"):
+        def rps(n):
+            xs = [r["rps"] for r in rows if r["transport"] == transport and r["mix"] == mix and r["name"] == n and r["conns"] == 32]
+            return med(xs) if xs else 0
+        hit, miss = rps("jetrpc proxy, cache hits"), rps("jetrpc proxy, TCP upstream")
+        if hit and miss:
+            print("cache hits / uncached, %s %s: %.2fx" % (transport.upper(), mix, hit / miss))
 try:
     before, after = open(sys.argv[2]).read().split()
     print("\nproxy RSS: %d KiB before, %d KiB with 2,000 idle TCP client connections: %.1f KiB each" % (int(before), int(after), (int(after) - int(before)) / 2000))

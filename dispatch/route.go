@@ -44,6 +44,10 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case e.forwards(m):
+		if out, ok := e.forwardInline(ctx, p, s, dst, m); ok { // a cache hit (forward_inline.go)
+			dst = out
+			break
+		}
 		r := e.routed(s, forwardRoute(m), nil, len(msg), 0)
 		r.fwd = true
 		return dst, r
