@@ -4,7 +4,9 @@ package main
 // token (mcp_auth.go), so /a2a already answers 401 with the OAuth
 // challenge, whose resource_metadata is the one protected resource's
 // (--mcp-resource: the audience of every token, at /mcp as at /a2a). What
-// this file adds is what an A2A client reads: the card is public (GET
+// this file adds: every A2A method needs the scopes of the "*" rule of
+// --mcp-scope (403 with the step-up challenge otherwise), and what an A2A
+// client reads: the card is public (GET
 // without a token) and declares the OAuth 2.0 scheme, with the
 // authorization server's metadata URL and the scopes of the "*" rule. The
 // flow's endpoints are the authorization server's metadata's, fetched in
@@ -24,6 +26,8 @@ import (
 	"github.com/jetrpc/jetrpc/a2a"
 	"github.com/jetrpc/jetrpc/auth/oauth"
 	"github.com/jetrpc/jetrpc/netserver/guard"
+	"github.com/jetrpc/jetrpc/netserver/nethttp"
+	"github.com/valyala/fasthttp"
 )
 
 // applyAuth makes the card public when the OAuth flags are on.
@@ -99,4 +103,19 @@ func asEndpoints(urls []string) (authz, token string, err error) {
 		}
 	}
 	return "", "", err
+}
+
+// a2aScoped is the /a2a handler next behind the "*" rule of --mcp-scope:
+// a token without its scopes is 403 with the step-up challenge, as a
+// tool's call on /mcp is (every A2A method needs the same scopes).
+func a2aScoped(next fasthttp.RequestHandler, oa *mcpAuthFlags) fasthttp.RequestHandler {
+	access := mcpAccess{oa.rules}
+	return func(ctx *fasthttp.RequestCtx) {
+		if id := nethttp.RequestIdentity(ctx); !access.Allowed(id, "") {
+			ctx.Error("insufficient scope", fasthttp.StatusForbidden)
+			ctx.Response.Header.SetBytesV(fasthttp.HeaderWWWAuthenticate, oa.forbidden(nil, id, oa.rules.Base()))
+			return
+		}
+		next(ctx)
+	}
 }

@@ -15,7 +15,8 @@ import (
 // card is public and declares the OAuth scheme in 1.0's and 0.3's
 // shapes (the authorization server's metadata and endpoints, the "*"
 // rule's scopes); /a2a without a token is 401 with the same challenge as
-// /mcp; a valid token is served on both wires; a token for another
+// /mcp; a valid token is served on both wires; one without the "*"
+// rule's scopes is 403 with the step-up challenge; a token for another
 // resource is refused.
 func TestBinaryA2AOAuth(t *testing.T) {
 	k1 := newRSAKey(t, "k1")
@@ -147,6 +148,12 @@ func TestBinaryA2AOAuth(t *testing.T) {
 		if status, body, _ := post(base+"/a2a", v.version, good, v.body); status != 200 || !strings.Contains(body, `"code":-32001`) {
 			t.Errorf("/a2a %q with a valid token: %d %s, want 200 and task not found", v.version, status, body)
 		}
+	}
+
+	// A token without the "*" rule's scopes: 403 with the step-up challenge.
+	want403 := `Bearer error="insufficient_scope", scope="mcp agent", resource_metadata="` + meta + `"`
+	if status, body, ch := post(base+"/a2a", "1.0", token(map[string]any{"scope": "mcp"}), get10); status != 403 || ch != want403 {
+		t.Errorf("/a2a with scope mcp only: %d %q %s, want 403 %q", status, ch, body, want403)
 	}
 
 	// A token for another resource, or expired: refused, saying why.
