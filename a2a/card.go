@@ -88,11 +88,15 @@ type cardDoc struct {
 	DefaultOutputModes                []string         `json:"defaultOutputModes"`
 	Skills                            []AgentSkill     `json:"skills"`
 	SupportsAuthenticatedExtendedCard bool             `json:"supportsAuthenticatedExtendedCard"`
+	// The OAuth scheme (security.go): 1.0's and 0.3's.
+	SecuritySchemes      map[string]securityScheme `json:"securitySchemes,omitempty"`
+	SecurityRequirements []securityRequirement10   `json:"securityRequirements,omitempty"`
+	Security             []map[string][]string     `json:"security,omitempty"`
 }
 
 // document renders the card with url as its JSON-RPC endpoint; extended
-// adds the extended skills.
-func (c *AgentCard) document(url string, extended bool) []byte {
+// adds the extended skills; sec, when not nil, is its security scheme.
+func (c *AgentCard) document(url string, extended bool, sec *OAuth2Security) []byte {
 	or := func(v []string) []string {
 		if len(v) == 0 {
 			return []string{"text/plain"}
@@ -120,6 +124,9 @@ func (c *AgentCard) document(url string, extended bool) []byte {
 		Skills: skills, SupportsAuthenticatedExtendedCard: c.ExtendedSkills != nil}
 	if d.Version == "" {
 		d.Version = "0.1.0"
+	}
+	if sec != nil {
+		sec.setIn(&d)
 	}
 	b, err := json.Marshal(&d)
 	if err != nil {

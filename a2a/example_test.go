@@ -40,3 +40,41 @@ func Example() {
 	// Output:
 	// task completed hello, Ada
 }
+
+// A card that declares OAuth: Options.Security names the authorization
+// server's metadata, the authorization code flow and the scopes every
+// call needs. One card document carries the scheme in both versions'
+// shapes: 1.0's oauth2SecurityScheme and securityRequirements, 0.3's
+// flattened scheme and security.
+func ExampleOptions_security() {
+	s := a2a.New(a2a.AgentCard{Name: "greeter", Description: "Says hello."}, a2a.ExecutorFunc(func(context.Context, *a2a.Run) error { return nil }),
+		&a2a.Options{Security: &a2a.OAuth2Security{
+			MetadataURL:      "https://auth.example.com/.well-known/oauth-authorization-server",
+			AuthorizationURL: "https://auth.example.com/authorize", TokenURL: "https://auth.example.com/token",
+			Scopes: map[string]string{"agent": "call the agent"}, Required: []string{"agent"}}})
+	defer s.Close()
+	var card struct {
+		SecuritySchemes map[string]struct {
+			Type                 string   // 0.3
+			OAuth2MetadataURL    string   `json:"oauth2MetadataUrl"`
+			OAuth2SecurityScheme struct { // 1.0
+				Flows struct{ AuthorizationCode struct{ TokenURL string } }
+			}
+		}
+		Security             []map[string][]string // 0.3
+		SecurityRequirements []struct {
+			Schemes map[string]struct{ List []string }
+		} // 1.0
+	}
+	if err := json.Unmarshal(s.Card("https://agent.example.com/a2a"), &card); err != nil {
+		panic(err)
+	}
+	o := card.SecuritySchemes[a2a.SchemeName]
+	fmt.Println(o.Type, o.OAuth2MetadataURL)
+	fmt.Println(o.OAuth2SecurityScheme.Flows.AuthorizationCode.TokenURL)
+	fmt.Println(card.Security[0]["oauth"], card.SecurityRequirements[0].Schemes["oauth"].List)
+	// Output:
+	// oauth2 https://auth.example.com/.well-known/oauth-authorization-server
+	// https://auth.example.com/token
+	// [agent] [agent]
+}

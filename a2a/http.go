@@ -193,8 +193,8 @@ func (s *Server) ServeCard(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.SetContentType("application/json")
 	ctx.Response.Header.Set("Cache-Control", "public, max-age=60")
-	ctx.SetBody(s.card.document(endpointURL(ctx), false))
+	ctx.SetBody(s.card.document(endpointURL(ctx), false, s.security.Load()))
 }
 
 // Card returns the card document with url as the JSON-RPC endpoint.
-func (s *Server) Card(url string) []byte { return s.card.document(url, false) }
+func (s *Server) Card(url string) []byte { return s.card.document(url, false, s.security.Load()) }

@@ -445,7 +445,7 @@ func (s *Server) extendedCard(ctx context.Context) (raw, error) {
 		return nil, Error(CodeExtendedCardNotConfigured, "The extended card needs an authenticated request (jetrpc serve --jwt-secret or --tokens)",
 			map[string]string{"reason": "unauthenticated"})
 	}
-	return s.card.document(stateOf(ctx).url, true), nil
+	return s.card.document(stateOf(ctx).url, true, s.security.Load()), nil
 }
 
 // checkPush validates a push config.

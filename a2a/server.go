@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
@@ -57,6 +58,10 @@ type Options struct {
 	// it ends the task as failed, its executor gone (default 10 s;
 	// owner.go).
 	OwnerTimeout time.Duration
+	// Security, when set, is the OAuth 2.0 scheme the card declares
+	// (security.go; Server.SetSecurity changes it later). The server's
+	// HTTP guard checks the tokens; package a2a only declares it.
+	Security *OAuth2Security
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
 	// Engine are the options of the two wires' engines (nil: defaults;
@@ -66,11 +71,12 @@ type Options struct {
 
 // Server is an A2A agent: its card, its executor and its tasks.
 type Server struct {
-	card   AgentCard
-	exec   Executor
-	events streamstore.Store
-	shared streamstore.SessionStore // events, when it is shared by replicas (replica.go)
-	push   *Pusher
+	card     AgentCard
+	security atomic.Pointer[OAuth2Security] // the card's scheme (security.go)
+	exec     Executor
+	events   streamstore.Store
+	shared   streamstore.SessionStore // events, when it is shared by replicas (replica.go)
+	push     *Pusher
 	// allowPrivate: Options.AllowPrivateWebhooks; lookupHost resolves a
 	// webhook's host when its config is set (webhook.go).
 	allowPrivate bool
@@ -106,6 +112,7 @@ func New(card AgentCard, exec Executor, opts *Options) *Server {
 		s.events = streamstore.NewMemory(nil)
 	}
 	s.shared, _ = s.events.(streamstore.SessionStore)
+	s.security.Store(o.Security)
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -94,7 +94,11 @@ func newA2A(cfg *serveConfig, log *slog.Logger, opts *netserver.Options) *a2a.Se
 	if cfg.a2a.store != nil {
 		a2aStores.Store(s, cfg.a2a.store)
 	}
-	routes := map[string]fasthttp.RequestHandler{a2aPath: s.ServeFastHTTP, a2aCardPath: s.ServeCard, a2aCardPath2: s.ServeCard}
+	endpoint := s.ServeFastHTTP
+	if cfg.mcp.auth.on() {
+		endpoint = a2aScoped(endpoint, &cfg.mcp.auth) // a2a_auth.go
+	}
+	routes := map[string]fasthttp.RequestHandler{a2aPath: endpoint, a2aCardPath: s.ServeCard, a2aCardPath2: s.ServeCard}
 	for p, h := range opts.Routes {
 		routes[p] = h
 	}

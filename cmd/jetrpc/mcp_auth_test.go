@@ -53,7 +53,8 @@ func newTestAS(t *testing.T, keys ...*rsaKey) *testAS {
 		switch r.URL.Path {
 		case "/.well-known/oauth-authorization-server":
 			base := "http://" + r.Host // not as.srv: a request may come before NewServer returned
-			json.NewEncoder(w).Encode(map[string]string{"issuer": base, "jwks_uri": base + "/jwks"})
+			json.NewEncoder(w).Encode(map[string]string{"issuer": base, "jwks_uri": base + "/jwks",
+				"authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token"})
 		case "/jwks":
 			as.jwksHits.Add(1)
 			as.mu.Lock()

@@ -358,9 +358,10 @@ func newServer(e *dispatch.Engine, cfg *serveConfig, log *slog.Logger, obs *obse
 	if len(cfg.policy.costs) > 0 {
 		g.Cost = e.MessageCost // an HTTP body priced by --method-cost (one parse more)
 	}
-	cfg.browser.apply(opts, g) // serve_browser.go
-	cfg.mcp.auth.apply(g)      // --mcp-auth-issuer (mcp_auth.go)
-	opts.Guard = guard.New(g)  // one for every listener
+	cfg.browser.apply(opts, g)          // serve_browser.go
+	cfg.mcp.auth.apply(g)               // --mcp-auth-issuer (mcp_auth.go)
+	cfg.a2a.applyAuth(&cfg.mcp.auth, g) // the card public (a2a_auth.go)
+	opts.Guard = guard.New(g)           // one for every listener
 	s.mcp = newMCP(cfg, log, opts)
 	s.a2a = newA2A(cfg, log, opts)
 	if cfg.tcp != "" || cfg.stdio {
@@ -414,6 +415,7 @@ func (s *server) listen(ctx context.Context, cfg *serveConfig, stderr io.Writer)
 			s.closeListeners()
 			return err
 		}
+		startA2AAuth(s.a2a, &cfg.mcp.auth, s.log) // the card declares OAuth (a2a_auth.go)
 	}
 	s.setHints(cfg)              // serve_urls.go
 	s.printFeatures(cfg, stderr) // serve_urls.go
