@@ -38,6 +38,7 @@ type conn struct {
 	// streamer offers a Streamer to a handler that takes its
 	// ResultWriter (engineconn.StreamKey); nil: none.
 	streamer func() engineconn.Streamer
+	clk      readClock // times the runs on the reading goroutine (Try)
 }
 
 var _ engineconn.Impl = (*conn)(nil)
@@ -73,10 +74,16 @@ func (c *conn) getPeer() *Peer {
 }
 
 func (c *conn) Try(dst, msg []byte) ([]byte, engineconn.Routed) {
-	dst, r := c.e.tryProcess(&c.rctx, c.policy(), dst, msg)
+	c.clk.valid = false // the reading goroutine may have waited since
+	return c.TryBuffered(dst, msg)
+}
+
+func (c *conn) TryBuffered(dst, msg []byte) ([]byte, engineconn.Routed) {
+	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, dst, msg)
 	if r == nil {
 		return dst, nil // not a nil *routed in an interface
 	}
+	c.clk.valid = false
 	return dst, r
 }
 

@@ -47,6 +47,7 @@ type callCtx struct {
 	next    *reqCtx       // a context handed out ahead (a batch slot's, taken on the batch's goroutine)
 	inBatch bool          // a batch member: its response belongs in the batch's array
 	here    bool          // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
+	clk     *readClock    // a reading goroutine's clock (conn.Try; nil elsewhere)
 	ticks   uint8         // calls of learned methods, for sampling their time (cost.go)
 	drop    []byte        // where notifications' results go
 	own     reqCtx        // with Options.ReuseContexts (own.reused), the one context of every call

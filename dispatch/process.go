@@ -232,18 +232,18 @@ func (e *Engine) logBadResult(md *method, result []byte) {
 // CallTimeout); the runs of a method that may block are timed (cost.go).
 // t0 is when the call started, if the observer read the clock (else
 // noTime); d is how long it ran, if invoke timed it (else noTime), so that
-// a call timed for both reads the clock twice, not four times.
+// a call timed for both reads the clock twice, not four times. On a reading
+// goroutine (cc.clk) a run in a burst is timed from the end of the one
+// before it: one clock read (readClock).
 func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, t0 time.Duration) (out []byte, d time.Duration, err error) {
-	if md.inline {
-		if md.timeout > 0 {
-			out, err = e.invokeTimed(md, cc, h, params, dst)
-		} else {
-			out, err = e.call(md, h, params, dst)
+	timed := !md.inline && !md.concurrent && md.cost.timed(cc)
+	clk := cc.clk
+	if clk != nil {
+		if timed && t0 == noTime {
+			t0 = clk.start(e)
 		}
-		return out, noTime, err
-	}
-	timed := !md.concurrent && md.cost.timed(cc)
-	if timed && t0 == noTime {
+		clk.valid = false // until this run's end is known
+	} else if timed && t0 == noTime {
 		t0 = e.now()
 	}
 	if md.timeout > 0 {
@@ -254,7 +254,11 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, 
 	if !timed {
 		return out, noTime, err
 	}
-	d = e.now() - t0
+	end := e.now()
+	if clk != nil {
+		clk.last, clk.valid = end, true
+	}
+	d = end - t0
 	md.cost.record(d)
 	return out, d, err
 }

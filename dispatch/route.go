@@ -31,7 +31,7 @@ func (r *routed) Keep(buf []byte) []byte {
 // tryProcess is conn.Try under ctx: it runs msg here when everything in
 // it may run here, else returns it parsed and routed (r, with dst
 // unchanged).
-func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]byte, *routed) {
+func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, dst, msg []byte) ([]byte, *routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
@@ -69,10 +69,16 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]
 		if route := routeOf(m.Kind, md); route != engineconn.RouteInline {
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
-		s.cc.parent, s.cc.here = ctx, true
+		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
 		dst = e.processOne(&s.cc, dst, m, md)
-		s.cc.here = false
+		s.cc.here, s.cc.clk = false, nil
+		e.putState(s)
+		if e.obs != nil {
+			e.obs.Message(len(msg), len(dst)-start, batch)
+		}
+		return dst, nil
 	}
+	clk.valid = false // something else ran: not timed from the end of the last run
 	e.putState(s)
 	if e.obs != nil {
 		e.obs.Message(len(msg), len(dst)-start, batch)

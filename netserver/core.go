@@ -190,13 +190,19 @@ func (c *core) release() {
 }
 
 // handle processes one message read: inline into c.local, or as a task.
-func (c *core) handle(msg []byte) {
+// buffered: the message was read with no wait since the previous one.
+func (c *core) handle(msg []byte, buffered bool) {
 	if c.gate != nil && !c.admit(msg) {
 		return
 	}
 	b, mark := c.t.begin(c.local.B)
 	start := len(b)
-	b, routed := c.dc.Try(b, msg)
+	var routed engineconn.Routed
+	if buffered {
+		b, routed = c.dc.TryBuffered(b, msg)
+	} else {
+		b, routed = c.dc.Try(b, msg)
+	}
 	switch {
 	case routed != nil:
 		b = c.startTask(b[:mark], routed)
@@ -235,7 +241,9 @@ type reader interface {
 func (c *core) readLoop(r reader) error {
 	for {
 		ready := r.ready()
+		buffered := ready // read with no wait since the previous message (Conn.TryBuffered)
 		if !ready || !c.room() {
+			buffered = false
 			if err := c.pause(); err != nil {
 				return err
 			}
@@ -252,7 +260,7 @@ func (c *core) readLoop(r reader) error {
 				return err
 			}
 		case msg != nil:
-			c.handle(msg)
+			c.handle(msg, buffered)
 		}
 	}
 }
