@@ -32,6 +32,12 @@ var (
 	// connection before the first byte of its answer, also on fresh
 	// connections (a server that requires a client certificate does so).
 	ErrConnectionClosed = httpc.ErrConnectionClosed
+	// ErrResponseTooLarge is returned over HTTP for a call whose answer
+	// is over Options.MaxMessage (inflated, when it came compressed): the
+	// body is read no further and the connection is not reused. Over a
+	// stream or WebSocket such a message closes the connection instead
+	// (see Options.MaxMessage).
+	ErrResponseTooLarge = httpc.ErrBodyTooLarge
 	// ErrBadHandshake is wrapped by the error of DialWebSocket when the
 	// server did not accept the opening handshake (the error tells the
 	// HTTP status).

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/client"
-	"github.com/jetrpc/jetrpc/internal/httpc"
 )
 
 // TestHTTPGzip: DialHTTP asks for gzip and reads gzip answers; an answer
@@ -57,8 +56,8 @@ func TestHTTPGzip(t *testing.T) {
 	if err != nil || string(got) != `"gzip"` {
 		t.Fatalf("CallRaw: %s %v, want the gzip answer", got, err)
 	}
-	if _, err = c.CallRaw(ctx, nil, "bomb", nil); !errors.Is(err, httpc.ErrBodyTooLarge) {
-		t.Fatalf("bomb: %v, want httpc.ErrBodyTooLarge", err)
+	if _, err = c.CallRaw(ctx, nil, "bomb", nil); !errors.Is(err, client.ErrResponseTooLarge) {
+		t.Fatalf("bomb: %v, want client.ErrResponseTooLarge", err)
 	}
 	if got, err = c.CallRaw(ctx, nil, "m", nil); err != nil || string(got) != `"gzip"` {
 		t.Fatalf("after the bomb: %s %v", got, err)
@@ -70,5 +69,11 @@ func TestHTTPGzip(t *testing.T) {
 	closeOnCleanup(t, plain)
 	if got, err = plain.CallRaw(ctx, nil, "m", nil); err != nil || string(got) != `"plain"` {
 		t.Fatalf("CompressMin -1: %s %v, want the plain answer (no Accept-Encoding)", got, err)
+	}
+	if _, err = plain.CallRaw(ctx, nil, "bomb", nil); !errors.Is(err, client.ErrResponseTooLarge) {
+		t.Fatalf("8 MiB plain answer: %v, want client.ErrResponseTooLarge", err)
+	}
+	if got, err = plain.CallRaw(ctx, nil, "m", nil); err != nil || string(got) != `"plain"` {
+		t.Fatalf("after the large plain answer: %s %v", got, err)
 	}
 }

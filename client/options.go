@@ -18,7 +18,8 @@ type Options struct {
 	Framing frame.Kind
 	// MaxMessage is the largest message in bytes either way (default
 	// frame.DefaultMaxMessage, 4 MiB). A larger request fails with
-	// ErrTooLarge before it is sent; a larger message from the server
+	// ErrTooLarge before it is sent; a larger answer over HTTP fails its
+	// call with ErrResponseTooLarge, and a larger message from the server
 	// closes a stream or WebSocket connection, since the client cannot
 	// tell which call it answered.
 	MaxMessage int
