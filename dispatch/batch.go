@@ -16,7 +16,6 @@ package dispatch
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
@@ -27,7 +26,8 @@ import (
 // concurrently on the worker pool when there are at least two of them;
 // everything else runs here, appending straight to dst: non-concurrent
 // notifications in arrival order, and the calls of methods learned to be
-// quick (cost.go), timed, so that once one of those runs slow the rest of
+// quick (cost.go), timed (one after another from the end of the one
+// before, with one clock read each), so that once one of those runs slow the rest of
 // them go to the workers too. The responses together stay within
 // MaxBatchResponse (see Options).
 //
@@ -61,6 +61,7 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 	}
 	next := 0 // s.started[next:] are still to be passed
 	slow := false
+	last := noTime // when the quick member just before ended (as readClock: one clock read a member)
 	for i := range n {
 		if next < len(s.started) && s.started[next] == i {
 			next++
@@ -77,16 +78,22 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 			}
 			e.start(ctx, s, mb, i)
 			running++
+			last = noTime
 			continue
 		}
 		s.p.BatchMember(i, &s.cur)
 		if !quick {
 			dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
+			last = noTime
 			continue
 		}
-		t0 := time.Since(e.epoch)
+		t0 := last
+		if t0 == noTime {
+			t0 = e.now()
+		}
 		dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
-		if md.cost.record(time.Since(e.epoch) - t0) {
+		last = e.now()
+		if md.cost.record(last - t0) {
 			slow = true // the rest of the batch to the workers; the method is unlearned by a second (cost.go)
 		}
 	}
