@@ -16,9 +16,9 @@ package dispatch
 // workers at once), and the streak it needs to be learned again doubles,
 // up to maxLearnRuns, so that a method that is slow now and then settles
 // on the workers: a handler that blocks holds up its connection for two
-// runs at most each time it is learned. One slow run alone, which a busy
-// machine makes now and then, unlearns nothing. A method
-// whose handler calls the peer (Peer.Call; Method.CallsPeer) is never
+// runs at most each time it is learned (three in a burst of pipelined
+// calls: see readClock). One slow run alone, which a busy machine makes
+// now and then, unlearns nothing. A method whose handler calls the peer (Peer.Call; Method.CallsPeer) is never
 // learned: on the reading goroutine its call could not be answered.
 
 import (
@@ -89,20 +89,30 @@ func (c *cost) timed(cc *callCtx) bool {
 // reading goroutine (conn.Try), every one of which is timed. In a burst of
 // messages read without waiting (conn.TryBuffered), a run is timed from
 // the end of the previous timed run rather than from a clock read of its
-// own: what lies between the two is the reading goroutine's own work on
-// the message (framing, parsing), which the run's time then includes, so
-// a run is never taken for quicker than it was. One clock read per call
-// instead of two: a read costs 15-50 ns (50 on a kvm-clock VM), a quick
-// call over TCP about a microsecond.
+// own: one clock read per call instead of two. A read costs 15-50 ns (50
+// on a kvm-clock VM), a quick call over TCP about a microsecond.
+//
+// What lies between the two runs is the reading goroutine's own work on
+// the message (framing, parsing, taking the call's context), which the
+// run's time then includes. On a loaded machine that is where a
+// preemption or a garbage collector's assist often falls, and counting it
+// unlearned quick methods under load (a fifth of the calls went to the
+// workers at a load average of 17, against 3% with two reads). So a run
+// timed that way which looks slow is not counted: the next run is timed
+// on its own (exact), and only such a run counts as slow. A method that
+// turns slow in a burst holds up its connection for three runs at most
+// (two elsewhere).
 type readClock struct {
 	last  time.Duration // when the last timed run ended (Engine.now)
 	valid bool          // last is the end of the run just before, and nothing ran or waited since
+	exact bool          // the last run looked slow: time the next one on its own
 }
 
-// start returns when a timed run on the reading goroutine starts.
-func (c *readClock) start(e *Engine) time.Duration {
-	if c.valid {
-		return c.last
+// start returns when a timed run on the reading goroutine starts, and
+// whether that is the end of the run before (borrowed).
+func (c *readClock) start(e *Engine) (t time.Duration, borrowed bool) {
+	if c.valid && !c.exact {
+		return c.last, true
 	}
-	return e.now()
+	return e.now(), false
 }

@@ -273,7 +273,8 @@ func TestQuickOnReader(t *testing.T) {
 // (Conn.TryBuffered) is timed from the end of the run before it. A wait
 // before a message handed to Try, an Inline method's run and a routed
 // message between two runs are never counted in the next run's time; a
-// run that is slow in a burst is still seen as slow.
+// method that turns slow in a burst is sent back to the workers by its
+// third run at the latest.
 func TestReaderClock(t *testing.T) {
 	var w where
 	e := newDemo(t, nil, dispatch.Method{Name: "q", Handler: w.handler()},
@@ -380,7 +381,9 @@ func TestReaderClock(t *testing.T) {
 			slowHere++
 		}
 	}
-	if slowHere < 1 || slowHere > 2 {
-		t.Fatalf("q turned slow in a burst: %d of its runs on the reader, want 1 or 2", slowHere)
+	// The first slow run in a burst is timed from the end of the run
+	// before and not counted (readClock); the next ones are timed alone.
+	if slowHere < 1 || slowHere > 3 {
+		t.Fatalf("q turned slow in a burst: %d of its runs on the reader, want 1 to 3", slowHere)
 	}
 }

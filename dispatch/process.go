@@ -238,9 +238,10 @@ func (e *Engine) logBadResult(md *method, result []byte) {
 func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, t0 time.Duration) (out []byte, d time.Duration, err error) {
 	timed := !md.inline && !md.concurrent && md.cost.timed(cc)
 	clk := cc.clk
+	borrowed := false // t0 is the end of the run before (readClock)
 	if clk != nil {
 		if timed && t0 == noTime {
-			t0 = clk.start(e)
+			t0, borrowed = clk.start(e)
 		}
 		clk.valid = false // until this run's end is known
 	} else if timed && t0 == noTime {
@@ -255,10 +256,14 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, 
 		return out, noTime, err
 	}
 	end := e.now()
+	d = end - t0
 	if clk != nil {
 		clk.last, clk.valid = end, true
+		clk.exact = d > quickRun // time the next run on its own (readClock)
+		if borrowed && clk.exact {
+			return out, d, err // not counted: the slow part may have been before the run
+		}
 	}
-	d = end - t0
 	md.cost.record(d)
 	return out, d, err
 }
