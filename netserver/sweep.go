@@ -121,4 +121,5 @@ func (c *conn) kick(now int64, tick time.Duration) {
 	}
 	c.rd.kicked = true
 	c.nc.SetReadDeadline(aLongTimeAgo)
+	c.unpark() // a parked connection has no read to wake (park.go)
 }
