@@ -43,10 +43,13 @@ import (
 // parker is a Server's: the idle connections parked without a goroutine.
 type parker struct {
 	off bool // tests: wait on a goroutine instead, as on other systems
+	// testHook, when set, sees each connection about to park.
+	testHook func(c *conn)
 
-	mu  sync.Mutex
-	cur *pollSet // nil: none runs
-	n   int      // connections parked in cur
+	mu    sync.Mutex
+	cur   *pollSet // nil: none runs
+	n     int      // connections parked in cur
+	total uint64   // parkings so far
 }
 
 // pollSet is an epoll instance and the goroutine that waits on it.
@@ -89,6 +92,9 @@ func (p *parker) park(c *conn) bool {
 	}
 	if err != nil {
 		return false
+	}
+	if p.testHook != nil {
+		p.testHook(c)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -151,6 +157,7 @@ func (p *parker) add(s *pollSet, c *conn, fd int) error {
 	s.slots[fd] = parkSlot{c: c, gen: s.gen}
 	c.pk = parkState{set: s, fd: int32(fd), parked: true}
 	p.n++
+	p.total++
 	return nil
 }
 
