@@ -36,13 +36,6 @@ func openFDs(t testing.TB) int {
 	return len(es)
 }
 
-// waitModes are the two ways an idle connection can wait: parked in the
-// Server's poller, or on a goroutine of its own (the fallback elsewhere).
-var waitModes = []struct {
-	name string
-	off  bool
-}{{"parked", false}, {"goroutine", true}}
-
 // TestParkIdle: idle connections park without a goroutine each (or, with
 // parking off, wait on one each), are served again when they call, are
 // released when the peer closes them while parked, and are closed by
