@@ -7,10 +7,13 @@ package netserver
 // reader goroutine (errPark) and is handed to its Server's parker (park):
 // its descriptor goes into an epoll instance of the parker's own,
 // level-triggered and one-shot (EPOLLIN|EPOLLRDHUP|EPOLLONESHOT), and one
-// goroutine per Server, blocked in epoll_wait, starts a new reader goroutine
-// for each connection whose input (or end of input) arrives. The Go
-// runtime's netpoller keeps its own registration of the descriptor: a
-// descriptor can be in several epoll instances.
+// goroutine per Server starts a new reader goroutine for each connection
+// whose input (or end of input) arrives. The Go runtime's netpoller keeps
+// its own registration of the descriptor: a descriptor can be in several
+// epoll instances. The epoll instance is itself in the runtime's netpoller
+// (an *os.File; epoll instances nest), so that the poller goroutine waits
+// like any reader, holding no thread, and the runtime wakes it on the
+// thread that found the event, which then runs the goroutines it starts.
 //
 //   - Waking: the poller (input), the sweeper (kick: a spell is over),
 //     Shutdown (stop, abort: interrupt) and a failed write (drop) each claim
@@ -29,11 +32,12 @@ package netserver
 //     to epoll_ctl inside RawConn.Control, so it is the connection's own.
 //   - Lifetime: the poller goroutine and its epoll instance (a pollSet)
 //     exist while connections are parked; the last one claimed retires the
-//     set (an eventfd wakes its goroutine, which closes it), and the next
-//     park starts a new one.
+//     set (closing its file ends its goroutine's wait), and the next park
+//     starts a new one.
 
 import (
 	"net"
+	"os"
 	"sync"
 	"syscall"
 
@@ -54,9 +58,11 @@ type parker struct {
 
 // pollSet is an epoll instance and the goroutine that waits on it.
 type pollSet struct {
-	ep, ev int        // the epoll instance; the eventfd that retires it
-	gen    uint32     // of the last parking
-	slots  []parkSlot // by descriptor: the connections parked
+	f     *os.File // the epoll instance, in the runtime's netpoller
+	rc    syscall.RawConn
+	ep    int        // f's descriptor
+	gen   uint32     // of the last parking
+	slots []parkSlot // by descriptor: the connections parked
 }
 
 type parkSlot struct {
@@ -127,9 +133,6 @@ func (p *parker) park(c *conn) bool {
 // add registers fd, c's descriptor, with s and parks c. p.mu is held.
 func (p *parker) add(s *pollSet, c *conn, fd int) error {
 	s.gen++
-	if s.gen == 0 { // 0 marks the eventfd's event
-		s.gen = 1
-	}
 	ev := unix.EpollEvent{Events: parkEvents, Fd: int32(fd), Pad: int32(s.gen)}
 	op := unix.EPOLL_CTL_ADD
 	if c.pk.set == s { // added before: a one-shot registration is re-armed
@@ -172,14 +175,14 @@ func (p *parker) claim(c *conn) {
 	}
 }
 
-// retire makes s's goroutine close it and end; p.mu is held.
+// retire closes s, which ends its goroutine; p.mu is held. (Close waits
+// only for an epoll_wait that does not block.)
 func (p *parker) retire(s *pollSet) {
 	if p.cur != s {
 		return
 	}
 	p.cur = nil
-	one := [8]byte{1}
-	unix.Write(s.ev, one[:]) // a counter of 8 bytes, host order: 1 on little and big endian alike
+	s.f.Close()
 }
 
 // unpark claims c if it is parked and starts its goroutine (the sweeper's
@@ -196,65 +199,55 @@ func (c *conn) unpark() {
 	go c.serveTracked()
 }
 
-// newPollSet opens an epoll instance with an eventfd in it.
+// newPollSet opens an epoll instance, in the runtime's netpoller.
 func newPollSet() (*pollSet, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err == nil {
-		e := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(ev)}
-		if err = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, ev, &e); err != nil {
-			unix.Close(ev)
-		}
-	}
-	if err != nil {
+	if err = unix.SetNonblock(ep, true); err != nil {
 		unix.Close(ep)
 		return nil, err
 	}
-	return &pollSet{ep: ep, ev: ev}, nil
+	f := os.NewFile(uintptr(ep), "epoll") // nonblocking: in the netpoller
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &pollSet{f: f, rc: rc, ep: ep}, nil
 }
 
 // run waits for the events of s's connections and resumes each on a new
-// goroutine, until s is retired; then it closes s.
+// goroutine, until s is retired (its file closed).
 func (s *pollSet) run(p *parker) {
 	events := make([]unix.EpollEvent, 128)
 	var woken []*conn
+	var n int
+	wait := func(fd uintptr) bool { // false: wait until the instance is readable
+		n, _ = unix.EpollWait(int(fd), events, 0)
+		return n > 0
+	}
 	for {
-		n, err := unix.EpollWait(s.ep, events, -1)
-		p.mu.Lock()
-		if err != nil && err != unix.EINTR {
-			// Not expected: every connection goes on, waiting in a read.
-			for _, sl := range s.slots {
-				if sl.c != nil {
-					woken = append(woken, sl.c)
-					p.claim(sl.c)
-				}
-			}
-			p.retire(s)
+		if s.rc.Read(wait) != nil { // closed: retired
+			return
 		}
-		for _, ev := range events[:max(n, 0)] {
+		p.mu.Lock()
+		for _, ev := range events[:n] {
 			fd := int(ev.Fd)
-			if ev.Pad == 0 || fd >= len(s.slots) {
-				continue // the eventfd
+			if fd >= len(s.slots) {
+				continue
 			}
 			if sl := s.slots[fd]; sl.c != nil && sl.gen == uint32(ev.Pad) {
 				woken = append(woken, sl.c)
 				p.claim(sl.c)
 			}
 		}
-		done := p.cur != s
 		p.mu.Unlock()
 		for i, c := range woken {
 			go c.serveTracked()
 			woken[i] = nil
 		}
 		woken = woken[:0]
-		if done {
-			unix.Close(s.ep)
-			unix.Close(s.ev)
-			return
-		}
 	}
 }
