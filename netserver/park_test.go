@@ -274,3 +274,19 @@ func TestParkShutdownRace(t *testing.T) {
 	}
 	c.expectClosed()
 }
+
+// TestParkRenewed: a parked connection woken at the end of IdleTimeout
+// with a call still running is not idle: it parks again, and is answered
+// and then closed once idle.
+func TestParkRenewed(t *testing.T) {
+	const idle = 150 * time.Millisecond
+	checkGoroutines(t)
+	s := newServer(t, &Options{IdleTimeout: idle})
+	s.idleRelease = 20 * time.Millisecond
+	ts := serveOn(t, s)
+	c := ts.dial(t, frame.NDJSON)
+	c.send(`{"jsonrpc":"2.0","method":"sleep","params":[600],"id":1}`)
+	waitFor(t, "the connection to park again after IdleTimeout", func() bool { _, total := s.parked(); return total >= 2 })
+	expectResult(t, c.recv(), "1", "600")
+	c.expectClosed()
+}

@@ -229,6 +229,7 @@ func (c *conn) timedOut() error {
 		return errIdle
 	}
 	c.rd.renew = true
+	c.rd.park = c.fr == nil // woken from parking with work in flight: park again
 	return nil
 }
 
