@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/testcert"
 )
 
 // parked returns how many connections of s are parked now, and how many
@@ -289,4 +290,33 @@ func TestParkRenewed(t *testing.T) {
 	waitFor(t, "the connection to park again after IdleTimeout", func() bool { _, total := s.parked(); return total >= 2 })
 	expectResult(t, c.recv(), "1", "600")
 	c.expectClosed()
+}
+
+// TestParkTLS: a TLS connection (whose tls.Conn may hold decrypted input)
+// never parks: it gives its buffers back and waits on a goroutine, and is
+// served after.
+func TestParkTLS(t *testing.T) {
+	certs := testcert.New(t, "test CA")
+	checkGoroutines(t)
+	s := newServer(t, &Options{TLS: certs.ServerConfig()})
+	s.idleRelease = 20 * time.Millisecond
+	var released atomic.Int32
+	s.testHookRelease = func(*conn) { released.Add(1) }
+	ts := serveOn(t, s)
+	c, err := dialStreamTLS(frame.NDJSON)(ts.addr, certs.ClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	for i := range 3 {
+		if b, err := c.call(subtractCall); err != nil {
+			t.Fatal(err)
+		} else {
+			expectResult(t, b, "2", "19")
+		}
+		waitFor(t, "the buffers to be given back", func() bool { return released.Load() == int32(i+1) })
+	}
+	if p, total := s.parked(); p != 0 || total != 0 {
+		t.Errorf("%d TLS connections parked, %d parkings", p, total)
+	}
 }
