@@ -182,6 +182,7 @@ func (p *parker) retire(s *pollSet) {
 		return
 	}
 	p.cur = nil
+	s.slots = nil // all empty; connections may still point to s
 	s.f.Close()
 }
 
