@@ -36,6 +36,7 @@ type Server struct {
 	drain     time.Duration // Options.DrainDelay
 	tls       *tls.Config   // Options.TLS; nil: none (tls.go)
 	sweep     sweeper       // the TCP connections' idle spells (sweep.go)
+	parker    parker        // idle connections waiting without a goroutine (park.go)
 
 	// testHookRelease, when set, is called (under c.mu) each time an idle
 	// connection gives its buffers back.

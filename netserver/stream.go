@@ -11,8 +11,9 @@ package netserver
 // idle spell of IdleTimeout, which the Server's sweeper watches without a
 // deadline (sweep.go); one that ends while work is in flight is renewed. An
 // idle spell begins shorter, idleRelease: when it is over the connection
-// gives its read and output buffers back (releaseIdle), so that an idle
-// connection costs little more than its goroutine.
+// gives its read and output buffers back (releaseIdle) and parks: on Linux
+// it then waits without a goroutine (park.go), so that an idle connection
+// costs little more than its state.
 
 import (
 	"errors"
@@ -49,6 +50,7 @@ type conn struct {
 	counted bool       // ip holds a count of MaxConnsPerIP
 	kind    frame.Kind // framing of responses, fixed after the first frame (the reader's)
 	sweepAt int32      // index in srv.sweep's connections; -1: not there
+	pk      parkState  // under srv.parker.mu (park_linux.go)
 }
 
 func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
@@ -114,11 +116,12 @@ var errPark = errors.New("netserver: parked")
 // serveTracked serves a connection registered in Server.conns, and returns
 // why reading ended (errPark when another goroutine took over).
 //
-// An idle connection waits for input on a goroutine of its own, started
-// when it gave its buffers back (readLoop returns errPark). The reader's
-// stack grew while it handled messages and the runtime would not shrink it
-// below 4 KiB, while a new goroutine starts small (the average stack size
-// in use, which idle connections keep at 2 KiB) and waiting needs little.
+// An idle connection that gave its buffers back ends its goroutine (readLoop
+// returns errPark) and parks (park.go): it waits without a goroutine, or
+// where it cannot, on a new one. The reader's stack grew while it handled
+// messages and the runtime would not shrink it below 4 KiB, while a new
+// goroutine starts small (the average stack size in use) and waiting needs
+// little.
 func (c *conn) serveTracked() error {
 	err := c.handshake() // TLS only, once (tls.go)
 	if err == nil {
@@ -126,7 +129,7 @@ func (c *conn) serveTracked() error {
 		err = c.readLoop(c)
 	}
 	if err == errPark {
-		go c.serveTracked()
+		c.park()
 		return err
 	}
 	c.logEnd(err)
@@ -226,6 +229,7 @@ func (c *conn) timedOut() error {
 		return errIdle
 	}
 	c.rd.renew = true
+	c.rd.park = c.fr == nil // woken from parking with work in flight: park again
 	return nil
 }
 

@@ -331,6 +331,7 @@ type readDeadliner interface {
 func (c *conn) interrupt() {
 	if c.nc != nil {
 		c.nc.SetReadDeadline(aLongTimeAgo)
+		c.unpark() // parked: no read to interrupt (park.go)
 		return
 	}
 	if d, ok := c.r.(readDeadliner); ok && d.SetReadDeadline(aLongTimeAgo) == nil {
@@ -346,6 +347,7 @@ func (c *conn) interrupt() {
 func (c *conn) drop() {
 	if c.nc != nil {
 		closeNow(c.nc)
+		c.unpark()
 		return
 	}
 	c.interrupt()

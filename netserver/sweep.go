@@ -12,7 +12,9 @@ package netserver
 // and one goroutine per Server, the sweeper, wakes every tick, reads the
 // clock and kicks the connections whose spell is over: it sets their read
 // deadline in the past, under c.mu, which wakes the reader with a timeout
-// (timedOut). The sweeper runs while the Server has such connections.
+// (timedOut); a parked connection, which has no reader, is resumed on a new
+// goroutine that finds that deadline (park.go). The sweeper runs while the
+// Server has such connections.
 
 import (
 	"sync"
@@ -121,4 +123,5 @@ func (c *conn) kick(now int64, tick time.Duration) {
 	}
 	c.rd.kicked = true
 	c.nc.SetReadDeadline(aLongTimeAgo)
+	c.unpark() // a parked connection has no read to wake (park.go)
 }
