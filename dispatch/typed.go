@@ -43,6 +43,9 @@ func Typed[P, R any](fn func(ctx context.Context, p P) (R, error)) Handler {
 		h.out = enc
 	}
 	h.rawOut = reflect.TypeFor[R]() == rawMessageType
+	if h.in != nil && h.in.direct() && h.out != nil {
+		h.res = resultKindOf(reflect.TypeFor[R]())
+	}
 	h.frames.New = func() any { return new(typedFrame[P, R]) }
 	return h
 }
@@ -53,6 +56,7 @@ type typedHandler[P, R any] struct {
 	in     *binder          // nil: slow binds
 	slow   *sonicBinder     // the fallback binder
 	out    *marshal.Encoder // nil: sonic encodes
+	res    resultKind       // resNone: every call goes through a frame (typed_direct.go)
 	frames sync.Pool        // *typedFrame[P, R]
 }
 
@@ -65,6 +69,11 @@ type typedFrame[P, R any] struct {
 }
 
 func (h *typedHandler[P, R]) ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error) {
+	if h.res != resNone {
+		if out, err, ok := h.serveDirect(ctx, params, dst); ok {
+			return out, err
+		}
+	}
 	f := h.frames.Get().(*typedFrame[P, R])
 	out, err := h.serve(ctx, f, params, dst)
 	*f = typedFrame[P, R]{} // keep nothing of the call alive in the pool
@@ -115,7 +124,7 @@ func (h *typedHandler[P, R]) strict() Handler {
 	}
 	in := *h.in
 	in.strict = true
-	c := &typedHandler[P, R]{fn: h.fn, in: &in, slow: h.slow, out: h.out, rawOut: h.rawOut}
+	c := &typedHandler[P, R]{fn: h.fn, in: &in, slow: h.slow, out: h.out, rawOut: h.rawOut, res: h.res}
 	c.frames.New = func() any { return new(typedFrame[P, R]) }
 	return c
 }
