@@ -27,7 +27,9 @@ func (v *evenInt) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func strconvErr(b []byte) error { return &strconv.NumError{Func: "evenInt", Num: string(b), Err: strconv.ErrSyntax} }
+func strconvErr(b []byte) error {
+	return &strconv.NumError{Func: "evenInt", Num: string(b), Err: strconv.ErrSyntax}
+}
 
 // numParams are params that the fast binder of slices of numbers takes,
 // and ones it must leave to the compiled decoder (each checked against
@@ -207,7 +209,9 @@ func TestTypedNumbersKept(t *testing.T) {
 // it, never the direct path's integer.
 type valueJSON int
 
-func (v valueJSON) MarshalJSON() ([]byte, error) { return []byte(`{"v":` + strconv.Itoa(int(v)) + `}`), nil }
+func (v valueJSON) MarshalJSON() ([]byte, error) {
+	return []byte(`{"v":` + strconv.Itoa(int(v)) + `}`), nil
+}
 
 // ptrJSON has MarshalJSON on its pointer, which a result does not use
 // (Typed encodes r as json.Marshal(r) does).
