@@ -26,8 +26,10 @@ import (
 // internal packages that fill and read values through field offsets, so a
 // call pays no reflection, boxing or intermediate buffer: params and results
 // of numbers, bools, fixed arrays and structs of them allocate nothing;
-// each string, slice, map or pointer in P costs its own allocation. Nothing
-// in P aliases the message, so fn may keep what it is given. The result is
+// each string, slice, map or pointer in P costs its own allocation (a
+// slice of numbers is parsed straight into one of its exact size). Nothing
+// in P aliases the message or is reused by a later call, so fn may keep
+// what it is given. The result is
 // appended to the response as json.Marshal(r) would write it (without HTML
 // escaping): methods of R with pointer receivers do not apply to r.
 //
