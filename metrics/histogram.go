@@ -15,6 +15,7 @@ import (
 // (see metric).
 type histogram struct {
 	bounds  []int64         // upper bounds, inclusive, ascending
+	from    [65]uint8       // from[bits.Len64(v)]: the first bucket v can fall in (see index)
 	scale   float64         // what one unit is in the exposed unit (1e-9: ns to seconds)
 	upper   []float64       // bounds in the exposed unit
 	counts  []atomic.Uint64 // len(bounds)+1: the last is +Inf
@@ -31,7 +32,32 @@ func newHistogram(bounds []int64, scale float64) *histogram {
 	for i, b := range bounds {
 		h.upper[i] = float64(b) * scale
 	}
+	for n := range h.from { // the first bound >= the least value of bit length n
+		least := int64(0)
+		if n > 0 {
+			least = int64(uint64(1) << (n - 1))
+		}
+		i := 0
+		for i < len(bounds) && bounds[i] < least && i < 255 {
+			i++
+		}
+		h.from[n] = uint8(i)
+	}
 	return h
+}
+
+// index returns the bucket of v: the first bound >= v. A value's bit
+// length gives the first bucket it can fall in, and a step or two finds
+// its own (bounds a factor of two or more apart take at most one).
+func (h *histogram) index(v int64) int {
+	i := 0
+	if v >= 0 {
+		i = int(h.from[bits.Len64(uint64(v))])
+	}
+	for i < len(h.bounds) && h.bounds[i] < v {
+		i++
+	}
+	return i
 }
 
 // observe counts v.
@@ -39,16 +65,7 @@ func (h *histogram) observe(v int64) { h.observeN(v, 1) }
 
 // observeN counts v n times (a sample standing for n observations).
 func (h *histogram) observeN(v int64, n uint64) {
-	lo, hi := 0, len(h.bounds)
-	for lo < hi { // the first bound >= v
-		mid := int(uint(lo+hi) >> 1)
-		if h.bounds[mid] < v {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	h.counts[lo].Add(n)
+	h.counts[h.index(v)].Add(n)
 	if v > 0 {
 		h.sum.Add(uint64(v) * n)
 	}

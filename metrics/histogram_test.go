@@ -46,3 +46,35 @@ func TestHistogramScaled(t *testing.T) {
 	h.observeN(500, 8)
 	check(71, []uint64{50, 68}, 71, 5075*(71/43.0))
 }
+
+// TestHistogramIndex: index finds the first bound >= v, as a search of
+// the bounds does, for the histograms' bounds and others.
+func TestHistogramIndex(t *testing.T) {
+	sets := [][]int64{sizeBounds, batchBounds, secondsBounds(DefaultLatencyBuckets),
+		{-5, 0, 1, 2, 3, 1000, 1001, 1 << 40}, {7}, {}}
+	var many []int64
+	for i := range 300 {
+		many = append(many, int64(i*i))
+	}
+	sets = append(sets, many)
+	for _, bounds := range sets {
+		h := newHistogram(bounds, 1)
+		var vs []int64
+		for _, b := range bounds {
+			vs = append(vs, b-1, b, b+1)
+		}
+		for n := range 63 {
+			vs = append(vs, int64(1)<<n, int64(1)<<n-1, int64(1)<<n+1)
+		}
+		vs = append(vs, -1<<63, -1, 0, 1<<63-1)
+		for _, v := range vs {
+			want := 0
+			for want < len(bounds) && bounds[want] < v {
+				want++
+			}
+			if got := h.index(v); got != want {
+				t.Fatalf("bounds %v: index(%d) = %d, want %d", bounds, v, got, want)
+			}
+		}
+	}
+}
