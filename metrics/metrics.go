@@ -43,9 +43,10 @@ type Options struct {
 	// jetrpc_calls_total and jetrpc_calls_in_flight count every call
 	// exactly. Reading the clock twice costs more than the rest of
 	// counting a call on many machines (40-100 ns a read on a VM's
-	// kvm-clock): timing every call makes metrics cost a small call about
-	// 1.3 times its time without them, one in 8 about 1.05 (see
-	// BenchmarkObserve in bench/).
+	// kvm-clock): timing every call took a small call to about 1.3 times
+	// its time without metrics there (1.13 times its instructions), one in
+	// 8 to 1.09 times its instructions (see BenchmarkObserve in bench/ and
+	// BENCHMARKS.md).
 	LatencySample int
 }
 
