@@ -248,48 +248,57 @@ const (
 // ']') from offset i, the start of an element, into buf until it is full
 // or the array ends: how many, where the next starts, the state, and
 // whether any had a minus sign. An integer is an optional '-' and at most
-// 18 digits (so it cannot overflow); anything else is intsBad.
+// 18 digits (so it cannot overflow); anything else is intsBad. It reads
+// each byte once, in one loop.
 func parseInts(params []byte, i int, buf *[intChunk]int64) (n, next, state int, neg bool) {
 	last := len(params) - 1
-	for n < len(buf) {
-		sign := i < last && params[i] == '-'
-		if sign {
-			i++
-			neg = true
-		}
-		var x int64
-		start := i
-		for ; i < last; i++ {
-			d := params[i] - '0'
-			if d > 9 {
-				break
-			}
-			x = x*10 + int64(d)
-		}
-		if d := i - start; d == 0 || d > 18 {
-			return 0, 0, intsBad, false
-		}
-		if sign {
-			x = -x
-		}
-		buf[n] = x
-		n++
+	var x int64
+	digits, sign := 0, false
+	for ; i < last; i++ {
 		c := params[i]
-		if c <= ' ' {
-			i = skipSpace(params, i)
-			c = params[min(i, last)]
+		if d := c - '0'; d <= 9 {
+			x = x*10 + int64(d)
+			digits++
+			continue
 		}
-		switch {
-		case i == last: // the closing ']'
-			return n, i, intsDone, neg
-		case c != ',':
+		switch c {
+		case ',':
+			if digits == 0 || digits > 18 {
+				return 0, 0, intsBad, false
+			}
+			if sign {
+				x = -x
+			}
+			buf[n] = x
+			if n++; n == len(buf) {
+				return n, i + 1, intsMore, neg
+			}
+			x, digits, sign = 0, 0, false
+		case '-':
+			if digits != 0 || sign {
+				return 0, 0, intsBad, false
+			}
+			sign, neg = true, true
+		case ' ', '\t', '\n', '\r':
+			if digits != 0 || sign { // after a number: a comma or the end must follow
+				j := skipSpace(params, i)
+				if j != last && params[j] != ',' {
+					return 0, 0, intsBad, false
+				}
+				i = j - 1
+			}
+		default:
 			return 0, 0, intsBad, false
-		}
-		if i++; params[i] <= ' ' { // i <= last: params[last] is ']'
-			i = skipSpace(params, i)
 		}
 	}
-	return n, i, intsMore, neg
+	if digits == 0 || digits > 18 {
+		return 0, 0, intsBad, false
+	}
+	if sign {
+		x = -x
+	}
+	buf[n] = x
+	return n + 1, last, intsDone, neg
 }
 
 // intsFirst starts parseInts on params: ok is false when params is not an
