@@ -325,6 +325,13 @@ func bindInts[T signedNum](params []byte, p unsafe.Pointer) bool {
 	case intsBad:
 		return false
 	case intsDone:
+		if unsafe.Sizeof(T(0)) == 8 { // int64 or int: the buffer is the slice, copied once, unzeroed
+			src := unsafe.Slice((*T)(unsafe.Pointer(&buf[0])), n)
+			s = make([]T, len(src))
+			copy(s, src)
+			*(*[]T)(p) = s
+			return true
+		}
 		s = make([]T, n)
 	case intsMore:
 		total, ok := countNums(params, false)
