@@ -1,17 +1,19 @@
 package dispatch
 
 // NOTE: the fast binder of a P that is a slice of numbers ([]int,
-// []float64, []uint32 ...), the shape of most bulk numeric params. It reads
-// the params in two short passes straight into the slice: one counts the
-// elements (and refuses anything but numbers, commas and whitespace), one
-// parses each number into its place, so the slice is allocated once, at its
-// exact size, and nothing goes through the compiled decoder's function
-// values. Anything it does not take on (null, a string or object element, a
-// fraction bound to an integer, a number out of range, more than 18 digits)
-// makes it give up, and the compiled decoder binds the params from the
-// start, reporting what is wrong as it always does: the fast binder never
-// decides an error. The slice is new on every call and aliases nothing, so
-// the handler may keep it.
+// []float64, []uint32 ...), the shape of most bulk numeric params, read
+// straight from the params without the compiled decoder's function values.
+// Integers (parseInts) are parsed in one loop over the bytes into a
+// 16-element buffer on the stack, then the slice is allocated once, at its
+// exact size, and filled from it; a longer array is counted byte by byte
+// first (countNums), so that params that are not numbers never size a large
+// allocation. Floats (bindFloats) count the commas, then parse each number
+// (strconv unless it is a small integer). Anything it does not take on
+// (null, a string or object element, a fraction bound to an integer, a
+// number out of range, more than 18 digits) makes it give up, and the
+// compiled decoder binds the params from the start, reporting what is wrong
+// as it always does: the fast binder never decides an error. The slice is
+// new on every call and aliases nothing, so the handler may keep it.
 
 import (
 	"bytes"
