@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -23,6 +24,7 @@ type binder struct {
 	ptr    bool               // P is *struct: allocate it even without params
 	strict bool               // a named param that fills no field is -32602 (StrictParams)
 	kind   bindKind
+	num    numKind // a slice of numbers: the fast binder's element kind (binder_num.go)
 }
 
 type bindKind uint8
@@ -34,7 +36,10 @@ const (
 	bindRaw                    // P is json.RawMessage: a copy of the params
 )
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessageType      = reflect.TypeFor[json.RawMessage]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
 
 // newBinder compiles the binder of P, or returns nil when internal/unmarshal
 // cannot decode P (Typed then binds with sonic).
@@ -63,6 +68,7 @@ func newBinder[P any]() *binder {
 		b.fields = sd.Fields()
 	case t.Kind() == reflect.Slice, t.Kind() == reflect.Array, t.Kind() == reflect.Map, t.Kind() == reflect.Interface:
 		b.kind = bindWhole
+		b.num = numSliceKind(t)
 	default:
 		b.kind = bindSingle
 	}
@@ -81,7 +87,7 @@ var emptyObject = []byte("{}")
 func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	switch b.kind {
 	case bindWhole:
-		if len(params) == 0 {
+		if len(params) == 0 || b.num != numNone && b.bindNums(params, p) {
 			return nil
 		}
 		return paramError(-1, "", b.dec.DecodeValid(params, p))

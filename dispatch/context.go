@@ -166,6 +166,7 @@ type reqCtx struct {
 	life    atomic.Uint32
 	inBatch bool
 	reused  bool // Options.ReuseContexts: the next call gets it again
+	sampled bool // timed as the one in n of a TimingObserver (observe.go)
 	done    atomic.Pointer[lazyDone]
 }
 

@@ -100,6 +100,7 @@ type method struct {
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
 	timeMask   uint32         // a call is timed when rand&timeMask == 0 (TimingObserver)
+	warm       atomic.Uint32  // calls timed while warming up, up to warmCalls (TimingObserver)
 }
 
 // New returns an Engine configured by opts (nil means the defaults).

@@ -62,12 +62,14 @@ type MethodObserver interface {
 
 // TimingObserver is a MethodObserver that needs only some of its calls
 // timed. The engine asks TimeEvery once, when it freezes its table: n > 1
-// has it time one call of the method in n (n rounded up to a power of
-// two), chosen at random, and pass the others to End untimed
-// (CallEnd.Untimed; the timed ones are CallEnd.Sampled), which saves
-// their two reads of the clock: on many
-// machines the clock costs more than the rest of observing a call. n <= 1
-// times every call, as for a MethodObserver without the method.
+// has it time every call of the method until it has timed 1024 of them
+// (so that a method called now and then has all its calls timed), then
+// one call in n (n rounded up to a power of two), chosen at random,
+// passing the others to End untimed (CallEnd.Untimed; the timed ones of
+// the one in n are CallEnd.Sampled, those of the first 1024 neither),
+// which saves their two reads of the clock: on many machines the clock
+// costs more than the rest of observing a call. n <= 1 times every call,
+// as for a MethodObserver without the method.
 // [Observers] combines observers that time every call.
 type TimingObserver interface {
 	MethodObserver
@@ -86,7 +88,8 @@ type CallEnd struct {
 	// Untimed marks a call the engine did not time, and Sampled one it
 	// timed as the one in n (TimingObserver.TimeEvery) it chose at
 	// random; only a TimingObserver that asked for n > 1 gets either, so
-	// that a call Sampled stands for n calls.
+	// that a call Sampled stands for n calls (a call with neither, for
+	// itself).
 	Untimed, Sampled bool
 	// Code is the outcome: 0 for a result, else the code of the error
 	// response (for a notification: of the error that was not sent).
@@ -337,11 +340,23 @@ func (e *Engine) now() time.Duration { return time.Since(e.epoch) }
 // TimingObserver).
 func (e *Engine) beginCall(md *method, h *reqCtx) time.Duration {
 	md.obs.Begin(h)
-	if md.timeMask != 0 && rand.Uint32()&md.timeMask != 0 {
-		return noTime
+	h.sampled = false
+	if md.timeMask != 0 {
+		if md.warm.Load() < warmCalls {
+			md.warm.Add(1) // warming up: timed, and counts for itself
+		} else if rand.Uint32()&md.timeMask != 0 {
+			return noTime
+		} else {
+			h.sampled = true
+		}
 	}
 	return e.now()
 }
+
+// warmCalls is how many calls of each method a TimingObserver has timed,
+// all of them, before the engine times one in n: a method called now and
+// then has all its calls timed.
+const warmCalls = 1024
 
 // endCall reports the end of a call of md whose handler started at t0 (noTime:
 // not timed) and returned err after d (noTime: not measured by invoke);
@@ -359,7 +374,7 @@ func (e *Engine) endCall(md *method, h *reqCtx, t0, d time.Duration, err error, 
 	default:
 		c.Duration = e.now() - t0
 	}
-	c.Sampled = md.timeMask != 0 && !c.Untimed
+	c.Sampled = h.sampled && !c.Untimed
 	md.obs.End(h, c)
 }
 

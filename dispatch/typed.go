@@ -26,8 +26,10 @@ import (
 // internal packages that fill and read values through field offsets, so a
 // call pays no reflection, boxing or intermediate buffer: params and results
 // of numbers, bools, fixed arrays and structs of them allocate nothing;
-// each string, slice, map or pointer in P costs its own allocation. Nothing
-// in P aliases the message, so fn may keep what it is given. The result is
+// each string, slice, map or pointer in P costs its own allocation (a
+// slice of numbers is parsed straight into one of its exact size). Nothing
+// in P aliases the message or is reused by a later call, so fn may keep
+// what it is given. The result is
 // appended to the response as json.Marshal(r) would write it (without HTML
 // escaping): methods of R with pointer receivers do not apply to r.
 //
@@ -43,6 +45,9 @@ func Typed[P, R any](fn func(ctx context.Context, p P) (R, error)) Handler {
 		h.out = enc
 	}
 	h.rawOut = reflect.TypeFor[R]() == rawMessageType
+	if h.in != nil && h.in.direct() && h.out != nil {
+		h.res = resultKindOf(reflect.TypeFor[R]())
+	}
 	h.frames.New = func() any { return new(typedFrame[P, R]) }
 	return h
 }
@@ -53,6 +58,7 @@ type typedHandler[P, R any] struct {
 	in     *binder          // nil: slow binds
 	slow   *sonicBinder     // the fallback binder
 	out    *marshal.Encoder // nil: sonic encodes
+	res    resultKind       // resNone: every call goes through a frame (typed_direct.go)
 	frames sync.Pool        // *typedFrame[P, R]
 }
 
@@ -65,6 +71,11 @@ type typedFrame[P, R any] struct {
 }
 
 func (h *typedHandler[P, R]) ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error) {
+	if h.res != resNone {
+		if out, err, ok := h.serveDirect(ctx, params, dst); ok {
+			return out, err
+		}
+	}
 	f := h.frames.Get().(*typedFrame[P, R])
 	out, err := h.serve(ctx, f, params, dst)
 	*f = typedFrame[P, R]{} // keep nothing of the call alive in the pool
@@ -115,7 +126,7 @@ func (h *typedHandler[P, R]) strict() Handler {
 	}
 	in := *h.in
 	in.strict = true
-	c := &typedHandler[P, R]{fn: h.fn, in: &in, slow: h.slow, out: h.out, rawOut: h.rawOut}
+	c := &typedHandler[P, R]{fn: h.fn, in: &in, slow: h.slow, out: h.out, rawOut: h.rawOut, res: h.res}
 	c.frames.New = func() any { return new(typedFrame[P, R]) }
 	return c
 }

@@ -99,19 +99,16 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		ended := md.ended.Load()
 		started := md.started.Load() // after ended: started >= ended
-		hist, _ := md.latency.metric(descDuration, md.name)
-		ch <- hist
+		ch <- md.latency.metric(descDuration, ended, md.name)
 		md.lastOK = max(md.lastOK, ended-min(failed, ended))
 		if md.name != UnknownMethodLabel {
 			ch <- counter(descCalls, md.lastOK, md.name, m.labels[0])
 		}
 		ch <- gauge(descInFlight, float64(started-min(ended, started)), md.name)
 	}
-	in, _ := m.msgIn.metric(descRequestSize)
-	ch <- in
+	ch <- m.msgIn.metric(descRequestSize, 0)
 	ch <- counter(descResponseBytes, m.msgOut.Load())
-	batch, _ := m.batch.metric(descBatch)
-	ch <- batch
+	ch <- m.batch.metric(descBatch, 0)
 	for _, r := range rejections {
 		ch <- counter(descRejections, m.rejected(r.isConn, r.ev, r.conn), r.reason)
 	}

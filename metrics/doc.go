@@ -13,11 +13,13 @@
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
 // A call costs two atomic adds (one more when it fails; a message three
-// more); it is timed for the latency histogram, with two more adds and the
-// engine's two reads of the monotonic clock. With Options.LatencySample n
-// (default 1) only one call in n, chosen at random, is timed, and counts
-// for n calls in the histogram (whose count and sum are then estimates);
-// jetrpc_calls_total and jetrpc_calls_in_flight are always exact. The
+// more). A timed call adds two more, and the engine's two reads of the
+// monotonic clock: every call of a method until it has had 1024, then one
+// call in Options.LatencySample (default 8), chosen at random. The latency
+// histogram's count is exact all the same (every call is counted, so its
+// rate is the request rate); its buckets and sum are the timed calls'
+// estimate, scaled to that count. Options.LatencySample 1 times every
+// call. jetrpc_calls_total and jetrpc_calls_in_flight are always exact. The
 // counters of each method are resolved when the engine freezes its method
 // table, and Process allocates nothing more. Every unknown method
 // shares the method label "(unknown)", so a client cannot create series.
@@ -30,7 +32,7 @@
 //	| metric | type | labels | what |
 //	|---|---|---|---|
 //	| `jetrpc_calls_total` | counter | `method`, `code` | calls and notifications handled; `code` is `ok`, an engine error code (`-32700`, `-32600`..`-32603`, `-32000`..`-32003`), one of Options.Codes, or `other` |
-//	| `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s), every call, or a random sample of one in Options.LatencySample |
+//	| `jetrpc_call_duration_seconds` | histogram | `method` | how long the handlers ran (buckets: Options.LatencyBuckets, 10 µs to 10 s); the count exact, the buckets and sum from the timed calls (Options.LatencySample) |
 //	| `jetrpc_calls_in_flight` | gauge | `method` | calls and notifications whose handler is running |
 //	| `jetrpc_request_size_bytes` | histogram | | sizes of the messages processed (a single message or a whole batch; 64 B to 16 MiB by powers of four) |
 //	| `jetrpc_response_bytes_total` | counter | | bytes of their responses (framing aside) |

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -9,14 +10,20 @@ import (
 // histogram is a fixed-bucket histogram of int64 observations (nanoseconds,
 // bytes, members) that an observation updates with two atomic adds: its
 // bucket's count and the sum. The count is the buckets' total, added up at
-// scrape time, which also makes the buckets cumulative.
+// scrape time, which also makes the buckets cumulative; or, once it has
+// had a sample standing for several observations, a count kept elsewhere
+// (see metric).
 type histogram struct {
-	bounds []int64         // upper bounds, inclusive, ascending
-	scale  float64         // what one unit is in the exposed unit (1e-9: ns to seconds)
-	upper  []float64       // bounds in the exposed unit
-	counts []atomic.Uint64 // len(bounds)+1: the last is +Inf
-	sum    atomic.Uint64   // in units
-	_      [0]func()       // not comparable
+	bounds  []int64         // upper bounds, inclusive, ascending
+	from    [65]uint8       // from[bits.Len64(v)]: the first bucket v can fall in (see index)
+	scale   float64         // what one unit is in the exposed unit (1e-9: ns to seconds)
+	upper   []float64       // bounds in the exposed unit
+	counts  []atomic.Uint64 // len(bounds)+1: the last is +Inf
+	sum     atomic.Uint64   // in units
+	sampled atomic.Bool     // it had a sample (observeN with n > 1)
+	shown   []uint64        // the cumulative counts last exported (under Metrics.mu): never less
+	shownS  float64         // the sum last exported, likewise
+	_       [0]func()       // not comparable
 }
 
 func newHistogram(bounds []int64, scale float64) *histogram {
@@ -25,7 +32,32 @@ func newHistogram(bounds []int64, scale float64) *histogram {
 	for i, b := range bounds {
 		h.upper[i] = float64(b) * scale
 	}
+	for n := range h.from { // the first bound >= the least value of bit length n
+		least := int64(0)
+		if n > 0 {
+			least = int64(uint64(1) << (n - 1))
+		}
+		i := 0
+		for i < len(bounds) && bounds[i] < least && i < 255 {
+			i++
+		}
+		h.from[n] = uint8(i)
+	}
 	return h
+}
+
+// index returns the bucket of v: the first bound >= v. A value's bit
+// length gives the first bucket it can fall in, and a step or two finds
+// its own (bounds a factor of two or more apart take at most one).
+func (h *histogram) index(v int64) int {
+	i := 0
+	if v >= 0 {
+		i = int(h.from[bits.Len64(uint64(v))])
+	}
+	for i < len(h.bounds) && h.bounds[i] < v {
+		i++
+	}
+	return i
 }
 
 // observe counts v.
@@ -33,32 +65,54 @@ func (h *histogram) observe(v int64) { h.observeN(v, 1) }
 
 // observeN counts v n times (a sample standing for n observations).
 func (h *histogram) observeN(v int64, n uint64) {
-	lo, hi := 0, len(h.bounds)
-	for lo < hi { // the first bound >= v
-		mid := int(uint(lo+hi) >> 1)
-		if h.bounds[mid] < v {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	h.counts[lo].Add(n)
+	h.counts[h.index(v)].Add(n)
 	if v > 0 {
 		h.sum.Add(uint64(v) * n)
 	}
+	if n > 1 && !h.sampled.Load() {
+		h.sampled.Store(true)
+	}
 }
 
-// metric returns the histogram as a constant Prometheus metric, and its
-// count.
-func (h *histogram) metric(d *prometheus.Desc, labels ...string) (prometheus.Metric, uint64) {
-	buckets := make(map[float64]uint64, len(h.bounds))
+// metric returns the histogram as a constant Prometheus metric (called
+// under Metrics.mu). Its count is the buckets' total while every
+// observation stood for itself. Once samples stood for several (a latency
+// histogram under Options.LatencySample), the count is exact, the calls
+// counted elsewhere, and the buckets and sum are the samples' estimate
+// scaled to it: each cumulative bucket is its share of the samples times
+// exact, never less than it was last exported (so that every bucket stays
+// a counter; the sum likewise), and the +Inf bucket is exact itself, as
+// Prometheus requires of _count.
+func (h *histogram) metric(d *prometheus.Desc, exact uint64, labels ...string) prometheus.Metric {
+	cum := make([]uint64, len(h.counts))
 	var n uint64
-	for i := range h.bounds {
+	for i := range h.counts {
 		n += h.counts[i].Load()
-		buckets[h.upper[i]] = n
+		cum[i] = n
 	}
-	n += h.counts[len(h.bounds)].Load()
-	return prometheus.MustNewConstHistogram(d, n, float64(h.sum.Load())*h.scale, buckets, labels...), n
+	sum := float64(h.sum.Load()) * h.scale
+	if h.sampled.Load() && n > 0 {
+		for i, c := range cum {
+			hi, lo := bits.Mul64(c, exact)
+			cum[i], _ = bits.Div64(hi, lo, n) // c <= n: no overflow
+		}
+		cum[len(cum)-1] = exact
+		sum *= float64(exact) / float64(n)
+	}
+	if h.shown == nil {
+		h.shown = make([]uint64, len(cum))
+	}
+	for i := range cum { // each at least its last value; still ascending
+		cum[i] = max(cum[i], h.shown[i])
+		h.shown[i] = cum[i]
+	}
+	sum = max(sum, h.shownS)
+	h.shownS = sum
+	buckets := make(map[float64]uint64, len(h.bounds))
+	for i, b := range h.upper {
+		buckets[b] = cum[i]
+	}
+	return prometheus.MustNewConstHistogram(d, cum[len(cum)-1], sum, buckets, labels...)
 }
 
 // secondsBounds turns bucket bounds in seconds into nanoseconds.

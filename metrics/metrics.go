@@ -31,22 +31,27 @@ type Options struct {
 	// that an error code a client chooses (echoed by a handler) cannot
 	// create series.
 	Codes []encode.Code
-	// LatencySample times one call in LatencySample of each method, at
-	// random, for the latency histogram (jetrpc_call_duration_seconds),
-	// each timed call counting for LatencySample calls (rounded up to a
-	// power of two; default DefaultLatencySample, 1: every call timed, the
-	// histogram exact). Above 1 the histogram's count and sum are
-	// estimates, within a few percent once a method has had a few hundred
-	// calls; jetrpc_calls_total and jetrpc_calls_in_flight still count
-	// every call exactly. Reading the clock twice costs more than the rest
-	// of counting a call on many machines (a VM's clock most of all): 8
-	// brings metrics from about 1.14 to 1.09 times the instructions of a
-	// small call without them (see BenchmarkObserve in bench/).
+	// LatencySample times, for the latency histogram
+	// (jetrpc_call_duration_seconds), every call of a method until it has
+	// had 1024, then one call in LatencySample at random (rounded up to a
+	// power of two; default DefaultLatencySample, 8; 1 times every call).
+	// The histogram's count stays exact either way: every call is
+	// counted, so its rate is the request rate. Its buckets and sum are
+	// then the timed calls' estimate scaled to that count (each bucket
+	// within a few percent once a method has had a few thousand calls;
+	// never decreasing, and the +Inf bucket equal to the count).
+	// jetrpc_calls_total and jetrpc_calls_in_flight count every call
+	// exactly. Reading the clock twice costs more than the rest of
+	// counting a call on many machines (40-100 ns a read on a VM's
+	// kvm-clock): timing every call took a small call to about 1.3 times
+	// its time without metrics there (1.13 times its instructions), one in
+	// 8 to 1.09 times its instructions (see BenchmarkObserve in bench/ and
+	// BENCHMARKS.md).
 	LatencySample int
 }
 
 // DefaultLatencySample is the default of Options.LatencySample.
-const DefaultLatencySample = 1
+const DefaultLatencySample = 8
 
 // UnknownMethodLabel is the method label of the calls of every method the
 // engine does not have.
@@ -140,10 +145,10 @@ func (m *Metrics) codeIndex(code encode.Code) int {
 }
 
 // method holds the counters of one method. A call adds to two: started
-// and ended; a timed one (one in Options.LatencySample) to the latency
+// and ended; a timed one (see Options.LatencySample) to the latency
 // histogram's bucket and sum, and a failed one to its code's counter. The
-// calls that succeeded are the ended ones less the failed ones (see
-// Collect).
+// calls that succeeded are the ended ones less the failed ones, and the
+// ended ones are the latency histogram's count (see Collect).
 type method struct {
 	m       *Metrics
 	name    string

@@ -1,0 +1,446 @@
+package dispatch
+
+// NOTE: the fast binder of a P that is a slice of numbers ([]int,
+// []float64, []uint32 ...), the shape of most bulk numeric params, read
+// straight from the params without the compiled decoder's function values.
+// Integers (parseInts) are parsed in one loop over the bytes into a
+// 16-element buffer on the stack, then the slice is allocated once, at its
+// exact size, and filled from it; a longer array is counted byte by byte
+// first (countNums), so that params that are not numbers never size a large
+// allocation. Floats (bindFloats) count the commas, then parse each number
+// (strconv unless it is a small integer). Anything it does not take on
+// (null, a string or object element, a fraction bound to an integer, a
+// number out of range, more than 18 digits) makes it give up, and the
+// compiled decoder binds the params from the start, reporting what is wrong
+// as it always does: the fast binder never decides an error. The slice is
+// new on every call and aliases nothing, so the handler may keep it.
+
+import (
+	"bytes"
+	"reflect"
+	"strconv"
+	"unsafe"
+
+	"github.com/jetrpc/jetrpc/internal/bytesconv"
+)
+
+// numKind is the element kind of a slice the fast binder fills (numNone:
+// not such a slice).
+type numKind uint8
+
+const (
+	numNone numKind = iota
+	numInt
+	numInt8
+	numInt16
+	numInt32
+	numInt64
+	numUint
+	numUint16
+	numUint32
+	numUint64
+	numUintptr
+	numFloat32
+	numFloat64
+)
+
+var numKinds = map[reflect.Kind]numKind{
+	reflect.Int: numInt, reflect.Int8: numInt8, reflect.Int16: numInt16, reflect.Int32: numInt32,
+	reflect.Int64: numInt64, reflect.Uint: numUint, reflect.Uint16: numUint16, reflect.Uint32: numUint32,
+	reflect.Uint64: numUint64, reflect.Uintptr: numUintptr, reflect.Float32: numFloat32,
+	reflect.Float64: numFloat64,
+}
+
+// numSliceKind returns the kind of t's elements when t is a slice of plain
+// numbers (no decoding methods on the slice or its elements), else numNone.
+// []byte ([]uint8) is left to the compiled decoder: its JSON is usually a
+// base64 string.
+func numSliceKind(t reflect.Type) numKind {
+	if t.Kind() != reflect.Slice || implementsUnmarshaler(t) || hasTextUnmarshaler(t) {
+		return numNone
+	}
+	e := t.Elem()
+	if implementsUnmarshaler(e) || hasTextUnmarshaler(e) {
+		return numNone
+	}
+	return numKinds[e.Kind()]
+}
+
+func hasTextUnmarshaler(t reflect.Type) bool {
+	return t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)
+}
+
+// bindNums binds params to the slice at p (of b.num's elements); false
+// leaves *p untouched, for the compiled decoder.
+func (b *binder) bindNums(params []byte, p unsafe.Pointer) bool {
+	switch b.num {
+	case numInt:
+		return bindInts[int](params, p)
+	case numInt8:
+		return bindInts[int8](params, p)
+	case numInt16:
+		return bindInts[int16](params, p)
+	case numInt32:
+		return bindInts[int32](params, p)
+	case numInt64:
+		return bindInts[int64](params, p)
+	case numUint:
+		return bindUints[uint](params, p)
+	case numUint16:
+		return bindUints[uint16](params, p)
+	case numUint32:
+		return bindUints[uint32](params, p)
+	case numUint64:
+		return bindUints[uint64](params, p)
+	case numUintptr:
+		return bindUints[uintptr](params, p)
+	case numFloat32:
+		return bindFloats[float32](params, p, 32)
+	case numFloat64:
+		return bindFloats[float64](params, p, 64)
+	}
+	return false
+}
+
+// The classes of the bytes an array of numbers holds.
+const (
+	clOther = iota // anything else: give up
+	clDigit        // 0-9 and '-'
+	clFrac         // '.', 'e', 'E', '+': only in a float's numbers
+	clComma
+	clSpace
+)
+
+var numClass = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	t['-'] = clDigit
+	t['.'], t['e'], t['E'], t['+'] = clFrac, clFrac, clFrac, clFrac
+	t[','] = clComma
+	t[' '], t['\t'], t['\n'], t['\r'] = clSpace, clSpace, clSpace, clSpace
+	return t
+}()
+
+// smallArray is the most elements numElems takes the commas' word for:
+// a longer array is checked byte by byte first, so that params that are
+// not numbers (a string full of commas) never size a large allocation.
+const smallArray = 16
+
+// numElems returns the number of elements of params, an array of numbers
+// (the parse that follows checks that it is exactly that), and the offset
+// of the first. ok is false for anything but an array.
+func numElems(params []byte, frac bool) (n, first int, ok bool) {
+	if len(params) < 2 || params[0] != '[' || params[len(params)-1] != ']' {
+		return 0, 0, false
+	}
+	first = skipSpace(params, 1)
+	if params[first] == ']' {
+		return 0, first, first == len(params)-1
+	}
+	if n = bytes.Count(params, comma) + 1; n > smallArray {
+		n, ok = countNums(params, frac)
+		return n, first, ok
+	}
+	return n, first, true
+}
+
+var comma = []byte{','}
+
+// countNums counts the elements of params, an array that holds numbers,
+// commas and whitespace and nothing else (integers only unless frac).
+func countNums(params []byte, frac bool) (int, bool) {
+	commas := 0
+	for _, c := range params[1 : len(params)-1] {
+		switch numClass[c] {
+		case clDigit, clSpace:
+		case clComma:
+			commas++
+		case clFrac:
+			if !frac {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+	}
+	return commas + 1, true
+}
+
+// plainInt parses the integer at params[i] (an optional '-' and at most
+// 18 digits, so that it cannot overflow; last is the offset of the closing
+// ']'): its magnitude, sign and end, where end is 0 for anything else.
+func plainInt(params []byte, i, last int) (x uint64, neg bool, end int) {
+	if i < last && params[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	for ; i < last; i++ {
+		d := params[i] - '0'
+		if d > 9 {
+			break
+		}
+		x = x*10 + uint64(d)
+	}
+	if n := i - start; n == 0 || n > 18 {
+		return 0, false, 0
+	}
+	return x, neg, i
+}
+
+// skipSpace returns the offset of the first byte at or after i that is not
+// whitespace (len(params) if none is).
+func skipSpace(params []byte, i int) int {
+	if i < len(params) && params[i] > ' ' {
+		return i
+	}
+	return skipSpaceSlow(params, i)
+}
+
+func skipSpaceSlow(params []byte, i int) int {
+	for i < len(params) && numClass[params[i]] == clSpace {
+		i++
+	}
+	return i
+}
+
+// nextElem checks what follows an element that ends at params[i]: a comma
+// and the next element when more, else (after whitespace) the closing
+// bracket at last. It returns the offset of the next element.
+func nextElem(params []byte, i, last int, more bool) (int, bool) {
+	if more && i+1 < last && params[i] == ',' && params[i+1] > ' ' {
+		return i + 1, true // "1,2": no whitespace
+	}
+	return nextElemSlow(params, i, last, more)
+}
+
+func nextElemSlow(params []byte, i, last int, more bool) (int, bool) {
+	i = skipSpace(params, i)
+	if !more {
+		return i, i == last
+	}
+	if i >= last || params[i] != ',' {
+		return 0, false
+	}
+	return skipSpace(params, i+1), true
+}
+
+type signedNum interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64
+}
+
+type unsignedNum interface {
+	~uint | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// intChunk is how many integers parseInts parses in one go, into a
+// buffer on the stack: most arrays of integers in params are this short,
+// and get their slice sized exactly without counting first.
+const intChunk = 16
+
+// The states parseInts ends in.
+const (
+	intsBad  = iota // not an array of plain integers: the decoder's
+	intsDone        // the closing bracket reached
+	intsMore        // buf is full, more follow at next
+)
+
+// parseInts parses the integers of the array params (checked to end in
+// ']') from offset i, the start of an element, into buf until it is full
+// or the array ends: how many, where the next starts, the state, and
+// whether any had a minus sign. An integer is an optional '-' and at most
+// 18 digits (so it cannot overflow); anything else is intsBad. It reads
+// each byte once, in one loop.
+func parseInts(params []byte, i int, buf *[intChunk]int64) (n, next, state int, neg bool) {
+	last := len(params) - 1
+	var x int64
+	digits, sign := 0, false
+	for ; i < last; i++ {
+		c := params[i]
+		if d := c - '0'; d <= 9 {
+			x = x*10 + int64(d)
+			digits++
+			continue
+		}
+		switch c {
+		case ',':
+			if digits == 0 || digits > 18 {
+				return 0, 0, intsBad, false
+			}
+			if sign {
+				x = -x
+			}
+			buf[n] = x
+			if n++; n == len(buf) {
+				return n, i + 1, intsMore, neg
+			}
+			x, digits, sign = 0, 0, false
+		case '-':
+			if digits != 0 || sign {
+				return 0, 0, intsBad, false
+			}
+			sign, neg = true, true
+		case ' ', '\t', '\n', '\r':
+			if digits != 0 || sign { // after a number: a comma or the end must follow
+				j := skipSpace(params, i)
+				if j != last && params[j] != ',' {
+					return 0, 0, intsBad, false
+				}
+				i = j - 1
+			}
+		default:
+			return 0, 0, intsBad, false
+		}
+	}
+	if digits == 0 || digits > 18 {
+		return 0, 0, intsBad, false
+	}
+	if sign {
+		x = -x
+	}
+	buf[n] = x
+	return n + 1, last, intsDone, neg
+}
+
+// intsFirst starts parseInts on params: ok is false when params is not an
+// array; an empty array is intsDone with n 0.
+func intsFirst(params []byte, buf *[intChunk]int64) (n, next, state int, neg bool) {
+	if len(params) < 2 || params[0] != '[' || params[len(params)-1] != ']' {
+		return 0, 0, intsBad, false
+	}
+	i := skipSpace(params, 1)
+	if params[i] == ']' {
+		if i != len(params)-1 {
+			return 0, 0, intsBad, false
+		}
+		return 0, i, intsDone, false
+	}
+	return parseInts(params, i, buf)
+}
+
+func bindInts[T signedNum](params []byte, p unsafe.Pointer) bool {
+	var buf [intChunk]int64
+	n, next, state, _ := intsFirst(params, &buf)
+	var s []T
+	switch state {
+	case intsBad:
+		return false
+	case intsDone:
+		if unsafe.Sizeof(T(0)) == 8 { // int64 or int: the buffer is the slice, copied once, unzeroed
+			src := unsafe.Slice((*T)(unsafe.Pointer(&buf[0])), n)
+			s = make([]T, len(src))
+			copy(s, src)
+			*(*[]T)(p) = s
+			return true
+		}
+		s = make([]T, n)
+	case intsMore:
+		total, ok := countNums(params, false)
+		if !ok {
+			return false
+		}
+		s = make([]T, total)
+	}
+	k := 0
+	for {
+		if n > len(s)-k {
+			return false
+		}
+		for j, v := range buf[:n] {
+			if int64(T(v)) != v {
+				return false // out of T's range: the decoder's error
+			}
+			s[k+j] = T(v)
+		}
+		if k += n; state != intsMore {
+			break
+		}
+		if n, next, state, _ = parseInts(params, next, &buf); state == intsBad {
+			return false
+		}
+	}
+	if k != len(s) {
+		return false
+	}
+	*(*[]T)(p) = s
+	return true
+}
+
+func bindUints[T unsignedNum](params []byte, p unsafe.Pointer) bool {
+	var buf [intChunk]int64
+	n, next, state, neg := intsFirst(params, &buf)
+	var s []T
+	switch state {
+	case intsBad:
+		return false
+	case intsDone:
+		s = make([]T, n)
+	case intsMore:
+		total, ok := countNums(params, false)
+		if !ok {
+			return false
+		}
+		s = make([]T, total)
+	}
+	k := 0
+	for {
+		if neg || n > len(s)-k {
+			return false // a sign (even -0): the decoder's error, as strconv.ParseUint's
+		}
+		for j, v := range buf[:n] {
+			if uint64(T(v)) != uint64(v) {
+				return false
+			}
+			s[k+j] = T(v)
+		}
+		if k += n; state != intsMore {
+			break
+		}
+		if n, next, state, neg = parseInts(params, next, &buf); state == intsBad {
+			return false
+		}
+	}
+	if k != len(s) {
+		return false
+	}
+	*(*[]T)(p) = s
+	return true
+}
+
+// exactInt is the largest magnitude of an integer of at most 15 digits,
+// which float64 holds exactly.
+const exactInt = 999_999_999_999_999
+
+func bindFloats[T float32 | float64](params []byte, p unsafe.Pointer, bits int) bool {
+	n, i, ok := numElems(params, true)
+	if !ok {
+		return false
+	}
+	s, last := make([]T, n), len(params)-1
+	for k := range s {
+		end := i
+		for end < last && numClass[params[end]]-clDigit <= clFrac-clDigit {
+			end++
+		}
+		x, neg, intEnd := plainInt(params, i, last)
+		if intEnd == end && end != 0 && x <= exactInt {
+			f := float64(x) // exact; one rounding to T, as strconv does
+			if neg {
+				f = -f // -0 stays -0, as encoding/json decodes it
+			}
+			s[k] = T(f)
+		} else {
+			f, err := strconv.ParseFloat(bytesconv.B2S(params[i:end]), bits)
+			if err != nil || end == i {
+				return false
+			}
+			s[k] = T(f)
+		}
+		if i, ok = nextElem(params, end, last, k < n-1); !ok {
+			return false
+		}
+	}
+	*(*[]T)(p) = s
+	return true
+}
