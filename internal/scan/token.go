@@ -76,6 +76,13 @@ func skipWSSlow(data []byte, i int) int {
 // first flagged byte is the closing quote, never leaves this function.
 func String(data []byte, i int) (int, bool, Code) {
 	i++
+	if simdOn && i+64 <= len(data) {
+		j, esc, done := stringBlocks(data, i)
+		if done {
+			return j, esc, OK
+		}
+		return stringRest(data, j, esc)
+	}
 	for i+16 <= len(data) { // two words a step: one bounds check, the constants loaded once
 		w := data[i : i+16 : i+16]
 		if m := special(binary.LittleEndian.Uint64(w)); m != 0 {
@@ -127,6 +134,13 @@ func laxRest(data []byte, i int, esc bool, c Code) (int, bool, Code) {
 func stringRest(data []byte, i int, esc bool) (int, bool, Code) {
 	var c Code
 	for {
+		if simdOn && i+64 <= len(data) {
+			var e, done bool
+			if i, e, done = stringBlocks(data, i); done {
+				return i, esc || e, OK
+			}
+			esc = esc || e
+		}
 		for i+8 <= len(data) {
 			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3

@@ -1,0 +1,13 @@
+//go:build !(goexperiment.simd && amd64)
+
+package scan
+
+// simdOn is false without GOEXPERIMENT=simd on amd64: the calls to the SIMD lanes below
+// are compiled out, and the portable code is all there is (see simd_amd64.go).
+const simdOn = false
+
+func stringBlocks(data []byte, i int) (j int, esc, done bool) { return i, false, false }
+
+func plainBlocks(data []byte, i int) (end, from int) { return 0, i }
+
+func intBlocks(data []byte, i int) int { return i }

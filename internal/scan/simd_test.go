@@ -1,0 +1,168 @@
+//go:build goexperiment.simd && amd64
+
+package scan_test
+
+// The SIMD lanes (simd_amd64.go) against the portable code: the same answer, offset, code
+// and escape flag on every input, through the scanner and through decode.Parser.
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/jetrpc/jetrpc/decode"
+	"github.com/jetrpc/jetrpc/internal/scan"
+	"github.com/jetrpc/jetrpc/internal/scan/shapes"
+)
+
+// answers is everything the scanner and decode say about data.
+type answers struct {
+	valid, validShallow bool
+	whole, whole3       [2]int // offset, code
+	lax                 [3]int // offset, code, BadUTF8
+	strs                [][4]int
+	parse               string
+}
+
+func answer(data []byte) (a answers) {
+	a.valid, a.validShallow = scan.Valid(data, 0), scan.Valid(data, 3)
+	var s scan.Scanner
+	s.SetLimit(0)
+	i, c := s.Whole(data)
+	a.whole = [2]int{i, int(c)}
+	s.SetLimit(3)
+	i, c = s.Whole(data)
+	a.whole3 = [2]int{i, int(c)}
+	s.SetLimit(0)
+	s.SetLax()
+	i, c = s.Whole(data)
+	a.lax = [3]int{i, int(c), b2i(s.BadUTF8())}
+	// Every string token that could start at a quote, strict and lax.
+	for k, n := 0, 0; k < len(data) && n < 64; k++ {
+		if data[k] != '"' {
+			continue
+		}
+		n++
+		end, esc, c := scan.String(data, k)
+		lend, lesc, lc := scan.StringLax(data, k)
+		a.strs = append(a.strs, [4]int{end, b2i(esc), int(c), 0}, [4]int{lend, b2i(lesc), int(lc), 1})
+	}
+	var p decode.Parser
+	m, err := p.Parse(data)
+	if err != nil {
+		a.parse = "error: " + err.Error()
+	} else {
+		a.parse = describe(m) + describeBatch(p.Batch())
+	}
+	return a
+}
+
+func describeBatch(ms []decode.Message) string {
+	var b strings.Builder
+	for k := range ms {
+		b.WriteString(describe(&ms[k]))
+	}
+	return b.String()
+}
+
+func describe(m *decode.Message) string {
+	return string(rune('0'+m.Kind)) + string(rune('0'+m.Reason)) + "|" + string(m.Method) + "|" + string(m.ID) +
+		"|" + string(m.Params) + "|" + string(m.Result) + "|" + string(m.Error) + "|" + string(m.Meta) + ";"
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// same checks that both paths answer alike on data.
+func same(t *testing.T, data []byte) {
+	t.Helper()
+	scan.SetSIMD(false)
+	want := answer(data)
+	scan.SetSIMD(true)
+	got := answer(data)
+	if !equal(got, want) {
+		t.Fatalf("SIMD and portable differ on %q:\nsimd     %+v\nportable %+v", data, got, want)
+	}
+}
+
+func equal(a, b answers) bool {
+	if a.valid != b.valid || a.validShallow != b.validShallow || a.whole != b.whole || a.whole3 != b.whole3 ||
+		a.lax != b.lax || a.parse != b.parse || len(a.strs) != len(b.strs) {
+		return false
+	}
+	for k := range a.strs {
+		if a.strs[k] != b.strs[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// simdSeeds put escapes, \u, control and non-ASCII bytes and number edge cases around
+// the 64-byte blocks.
+func simdSeeds() []string {
+	pad := strings.Repeat("a", 70)
+	ints := strings.Repeat("1,22,-3,0,4567,", 10)
+	return []string{
+		`["` + pad + `"]`, `["` + pad + `\n` + pad + `"]`, `["` + pad + `\u00e9` + pad + `"]`,
+		`["` + pad + `\u00g9` + pad + `"]`, `["` + pad + `\x` + pad + `"]`, `["` + pad + "\x01" + pad + `"]`,
+		`["` + pad + "é\xff" + pad + `"]`, `["` + pad + `\\\"` + pad + `"]`, `["` + pad, `["` + pad + `\`,
+		`[` + ints + `1]`, `[` + ints + `01]`, `[` + ints + `-01,1]`, `[` + ints + `1.5e3]`, `[` + ints + `,]`,
+		`[` + ints + `--1]`, `[` + ints + `1-1]`, `[` + ints + `-,1]`, `[` + ints, `[` + ints + ` 1, 2]`,
+		`{"jsonrpc":"2.0","method":"` + pad + `","params":[` + ints + `9],"id":"` + pad + `\"x"}`,
+	}
+}
+
+// FuzzSIMD is the differential fuzz target: SIMD and portable give the same answers.
+func FuzzSIMD(f *testing.F) {
+	for _, s := range simdSeeds() {
+		f.Add([]byte(s))
+	}
+	for _, sh := range shapes.All {
+		f.Add([]byte(sh.Doc[:300]))
+		f.Add([]byte(sh.Doc[:300] + "]"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer scan.SetSIMD(scan.SetSIMD(true))
+		same(t, data)
+	})
+}
+
+// TestSIMDBoundaries moves each troublesome sequence across every offset of two blocks,
+// inside a string and inside an array of integers, and compares both paths.
+func TestSIMDBoundaries(t *testing.T) {
+	defer scan.SetSIMD(scan.SetSIMD(true))
+	inString := []string{`\n`, `\\`, `\\\\`, `\"`, `\\\"`, `\u00e9`, `\uD83D\uDE00`, `\u00`, `\u00"`, `\u0g00`, `\u000g`, `\u00e"`, `\u12\n`, "\\n\x01", "\\té", "\\\\\xff", "\\t\x1f\\r",
+		`\x`, `\`, `\\\`, "\x01", "\x1f", "\x7f", "é", "\xe2\x80\xa8", "\xff", "\xc3", `"`, `\/`, `\b\f\r\t`}
+	for _, x := range inString {
+		for k := 0; k < 140; k++ {
+			s := `["` + strings.Repeat("a", k) + x + strings.Repeat("b", 140-k) + `","x"]`
+			same(t, []byte(s))
+			same(t, []byte(s[:len(s)-8])) // cut short
+			same(t, []byte(`{"`+strings.Repeat("k", k)+x+`":1,"v":"`+strings.Repeat("c", 100)+x+`"}`))
+		}
+	}
+	inInts := []string{"0", "00", "01", "-0", "-01", "-", "--1", "1-", "1-2", "0-1", ",", ",,", "1.5", "1e5", " ", "]", "}", "\"", "a"}
+	for _, x := range inInts {
+		for k := 0; k < 140; k++ {
+			var b bytes.Buffer
+			b.WriteByte('[')
+			for b.Len() < k {
+				b.WriteString("12,")
+			}
+			b.WriteString(x)
+			for b.Len() < 200 {
+				b.WriteString(",3")
+			}
+			same(t, append(b.Bytes(), ']'))
+			same(t, b.Bytes())
+		}
+	}
+	for _, sh := range shapes.All {
+		same(t, []byte(sh.Doc))
+	}
+}
