@@ -161,7 +161,7 @@ func stringBlocks(data []byte, i int) (j int, esc, done bool) {
 			fin := end>>k&1 != 0
 			return i + k + int(end>>k&1), esc || bs&(1<<k-1) != 0, fin
 		}
-		esc = true // a backslash below lim, or at it (where the next block starts)
+		esc = true                      // a backslash below lim, or at it (where the next block starts)
 		i += bits.TrailingZeros64(^lim) // 64, or the backslash the next block starts at
 	}
 	return i, esc, false
