@@ -2,10 +2,34 @@
 
 package scan
 
-// SetSIMD turns the SIMD lanes on or off (when the CPU has AVX2) and returns the old state,
-// for the differential tests of simd_test.go.
-func SetSIMD(on bool) (was bool) {
-	was = simdOn
-	simdOn = on && archsimdAVX2()
-	return was
+import "simd/archsimd"
+
+// SIMD levels for SetSIMD.
+const (
+	Portable = 0
+	AVX2     = 1
+	AVX512   = 2
+)
+
+// SetSIMD selects the portable code, the AVX2 lanes or the AVX-512 lanes, as far as the CPU
+// has them, and returns the level that was selected before and the one now selected, for the
+// differential tests of simd_test.go.
+func SetSIMD(level int) (was, now int) {
+	was = Portable
+	if simdOn {
+		was = AVX2
+		if avx512 {
+			was = AVX512
+		}
+	}
+	simdOn = level >= AVX2 && archsimd.X86.AVX2()
+	avx512 = level >= AVX512 && archsimd.X86.AVX512()
+	now = Portable
+	if simdOn {
+		now = AVX2
+		if avx512 {
+			now = AVX512
+		}
+	}
+	return was, now
 }

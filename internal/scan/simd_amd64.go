@@ -30,11 +30,9 @@ import (
 // CPU features, read at start-up. simdOn is the switch every caller tests; the tests turn
 // it off to compare the SIMD path with the portable one.
 var (
-	simdOn = archsimdAVX2()
+	simdOn = archsimd.X86.AVX2()
 	avx512 = archsimd.X86.AVX512()
 )
-
-func archsimdAVX2() bool { return archsimd.X86.AVX2() }
 
 // oddBits has the bits at odd offsets set.
 const oddBits = 0xAAAAAAAAAAAAAAAA
@@ -213,3 +211,52 @@ func intBlocks(data []byte, i int) int {
 	}
 	return end
 }
+
+// classifyAll returns the masks of '"', '\\', the bytes below 0x20 or above 0x7F, the
+// structural bytes {}[]:, and JSON whitespace among the 64 bytes at p.
+func classifyAll(p *[64]byte) (q, bs, low, st, ws uint64) {
+	if avx512 {
+		v := archsimd.LoadUint8x64(p)
+		q = v.Equal(archsimd.BroadcastUint8x64('"')).ToBits()
+		bs = v.Equal(archsimd.BroadcastUint8x64('\\')).ToBits()
+		low = v.AsInt8x64().Less(archsimd.BroadcastInt8x64(0x20)).ToBits()
+		// '[' ']' '{' '}' are 0x5B 0x5D 0x7B 0x7D: with 0x20 set, 0x7B or 0x7D.
+		v20 := v.Or(archsimd.BroadcastUint8x64(0x20))
+		m := v20.Equal(archsimd.BroadcastUint8x64('{')).Or(v20.Equal(archsimd.BroadcastUint8x64('}')))
+		m = m.Or(v.Equal(archsimd.BroadcastUint8x64(':'))).Or(v.Equal(archsimd.BroadcastUint8x64(',')))
+		w := v.Equal(archsimd.BroadcastUint8x64(' ')).Or(v.Equal(archsimd.BroadcastUint8x64('\n')))
+		w = w.Or(v.Equal(archsimd.BroadcastUint8x64('\r'))).Or(v.Equal(archsimd.BroadcastUint8x64('\t')))
+		return q, bs, low, m.ToBits(), w.ToBits()
+	}
+	q0, b0, l0, s0, w0 := all32((*[32]byte)(p[:32]))
+	q1, b1, l1, s1, w1 := all32((*[32]byte)(p[32:]))
+	return uint64(q0) | uint64(q1)<<32, uint64(b0) | uint64(b1)<<32, uint64(l0) | uint64(l1)<<32,
+		uint64(s0) | uint64(s1)<<32, uint64(w0) | uint64(w1)<<32
+}
+
+// all32 is classifyAll for 32 bytes with AVX2.
+func all32(p *[32]byte) (q, bs, low, st, ws uint32) {
+	v := archsimd.LoadUint8x32(p)
+	q = v.Equal(archsimd.BroadcastUint8x32('"')).ToBits()
+	bs = v.Equal(archsimd.BroadcastUint8x32('\\')).ToBits()
+	low = v.AsInt8x32().Less(archsimd.BroadcastInt8x32(0x20)).ToBits()
+	v20 := v.Or(archsimd.BroadcastUint8x32(0x20))
+	m := v20.Equal(archsimd.BroadcastUint8x32('{')).Or(v20.Equal(archsimd.BroadcastUint8x32('}')))
+	m = m.Or(v.Equal(archsimd.BroadcastUint8x32(':'))).Or(v.Equal(archsimd.BroadcastUint8x32(',')))
+	w := v.Equal(archsimd.BroadcastUint8x32(' ')).Or(v.Equal(archsimd.BroadcastUint8x32('\n')))
+	w = w.Or(v.Equal(archsimd.BroadcastUint8x32('\r'))).Or(v.Equal(archsimd.BroadcastUint8x32('\t')))
+	return q, bs, low, m.ToBits(), w.ToBits()
+}
+
+// prefixXor returns x with bit k the XOR of bits 0..k of x.
+func prefixXor(x uint64) uint64 {
+	x ^= x << 1
+	x ^= x << 2
+	x ^= x << 4
+	x ^= x << 8
+	x ^= x << 16
+	x ^= x << 32
+	return x
+}
+
+// walk is Composite's SIMD lane: see simd_walk.go's NOTE.

@@ -77,17 +77,23 @@ func b2i(b bool) int {
 	return 0
 }
 
-// same checks that both paths answer alike on data.
+// same checks that the portable code and every SIMD level the CPU has answer alike on data.
 func same(t *testing.T, data []byte) {
 	t.Helper()
-	scan.SetSIMD(false)
+	scan.SetSIMD(scan.Portable)
 	want := answer(data)
-	scan.SetSIMD(true)
-	got := answer(data)
-	if !equal(got, want) {
-		t.Fatalf("SIMD and portable differ on %q:\nsimd     %+v\nportable %+v", data, got, want)
+	for _, level := range []int{scan.AVX2, scan.AVX512} {
+		if _, now := scan.SetSIMD(level); now != level {
+			continue
+		}
+		if got := answer(data); !equal(got, want) {
+			t.Fatalf("SIMD level %d and portable differ on %q:\nsimd     %+v\nportable %+v", level, data, got, want)
+		}
 	}
 }
+
+// restore puts the SIMD level back as it was before SetSIMD returned was.
+func restore(was, _ int) { scan.SetSIMD(was) }
 
 func equal(a, b answers) bool {
 	if a.valid != b.valid || a.validShallow != b.validShallow || a.whole != b.whole || a.whole3 != b.whole3 ||
@@ -127,7 +133,7 @@ func FuzzSIMD(f *testing.F) {
 		f.Add([]byte(sh.Doc[:300] + "]"))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer scan.SetSIMD(scan.SetSIMD(true))
+		defer restore(scan.SetSIMD(scan.AVX512))
 		same(t, data)
 	})
 }
@@ -135,7 +141,7 @@ func FuzzSIMD(f *testing.F) {
 // TestSIMDBoundaries moves each troublesome sequence across every offset of two blocks,
 // inside a string and inside an array of integers, and compares both paths.
 func TestSIMDBoundaries(t *testing.T) {
-	defer scan.SetSIMD(scan.SetSIMD(true))
+	defer restore(scan.SetSIMD(scan.AVX512))
 	inString := []string{`\n`, `\\`, `\\\\`, `\"`, `\\\"`, `\u00e9`, `\uD83D\uDE00`, `\u00`, `\u00"`, `\u0g00`, `\u000g`, `\u00e"`, `\u12\n`, "\\n\x01", "\\té", "\\\\\xff", "\\t\x1f\\r",
 		`\x`, `\`, `\\\`, "\x01", "\x1f", "\x7f", "é", "\xe2\x80\xa8", "\xff", "\xc3", `"`, `\/`, `\b\f\r\t`}
 	for _, x := range inString {
@@ -164,5 +170,31 @@ func TestSIMDBoundaries(t *testing.T) {
 	}
 	for _, sh := range shapes.All {
 		same(t, []byte(sh.Doc))
+	}
+}
+
+// TestSIMDMutations replaces, inserts and deletes one byte at every offset of documents of
+// every shape (nested, with whitespace, literals and floats) and compares both paths.
+func TestSIMDMutations(t *testing.T) {
+	defer restore(scan.SetSIMD(scan.AVX512))
+	docs := []string{
+		shapes.All[4].Doc[:260] + "]", // eth
+		shapes.All[5].Doc[:400] + "]", // lsp
+		`{"a": [1, 2.5, -3e-2, true, false, null, {"b" : {"c":[[]], "d":{}}}, "x\u00e9y", "é"],` + "\n\t" +
+			`"e":[0,-0,10,200,3000,40000,500000,6000000,70000000,800000000,-1,-22,-333,-4444,1.0E+2],"f":"` +
+			strings.Repeat("z", 70) + `\\\\"}`,
+	}
+	subst := []byte{'"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', '0', '5', '-', '.', 'e', 'u', 'x', 0x01, 0xc3, 0xff}
+	for _, doc := range docs {
+		for k := 0; k < len(doc); k++ {
+			for _, c := range subst {
+				b := []byte(doc)
+				b[k] = c
+				same(t, b)
+				same(t, []byte(doc[:k]+string(c)+doc[k:]))
+			}
+			same(t, []byte(doc[:k]+doc[k+1:]))
+			same(t, []byte(doc[:k]))
+		}
 	}
 }

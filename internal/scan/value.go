@@ -129,13 +129,25 @@ func (s *Scanner) lenient(data []byte, i int, c Code) (int, Code) {
 	return i, c
 }
 
+// The states Composite goes on from after its SIMD lane (walk, in simd_walk_amd64.go).
+const (
+	stValue = iota // data[i:], after whitespace, should start a value
+	stKey          // ... a member name
+	stColon        // a member name ends at or before i: the ':' and whitespace
+	stNext         // a value ends at i
+	stOpen         // data[i] is a '{' or '[' to open (again)
+	stDone         // the container Composite scans ends at i
+)
+
 // Composite scans the array or object opening at data[i]; depth containers are open around it.
 func (s *Scanner) Composite(data []byte, i, depth int) (int, Code) {
 	var (
-		base = depth
-		obj  bool
-		c    Code
-		b    byte
+		base   = depth
+		obj    bool
+		c      Code
+		b      byte
+		st     int
+		simdAt int // the SIMD lane is tried again from this offset on
 	)
 open: // data[i] is '{' or '['
 	if depth >= s.maxDepth {
@@ -144,6 +156,10 @@ open: // data[i] is '{' or '['
 	obj = data[i] == '{'
 	s.push(depth, obj)
 	depth++
+	if simdOn && i >= simdAt && i+65 <= len(data) {
+		i, depth, obj, st = s.walk(data, i, base, depth, obj, stOpen)
+		goto resume
+	}
 	i = SkipWS(data, i+1)
 	if i >= len(data) {
 		return i, Truncated
@@ -164,6 +180,7 @@ key: // data[i] should open a member name
 			return i, c
 		}
 	}
+colon: // a member name ends at or before i
 	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
 		i++
 	} else if i, c = ColonSlow(data, i); c != OK {
@@ -214,6 +231,10 @@ value: // data[i] should start a value
 		}
 	}
 next: // after a value inside the innermost open container
+	if simdOn && i >= simdAt && i+64 <= len(data) {
+		i, depth, obj, st = s.walk(data, i, base, depth, obj, stNext)
+		goto resume
+	}
 	if i = SkipWS(data, i); i >= len(data) {
 		return i, Truncated
 	}
@@ -238,4 +259,23 @@ closed: // a container just closed
 	}
 	obj = s.isObject(depth - 1)
 	goto next
+resume: // after the SIMD lane: go on in state st from data[i]
+	simdAt = i + 64
+	switch st {
+	case stDone:
+		return i, OK
+	case stOpen:
+		goto open
+	case stColon:
+		goto colon
+	case stNext:
+		goto next
+	}
+	if i = SkipWS(data, i); i >= len(data) {
+		return i, Truncated
+	}
+	if st == stKey {
+		goto key
+	}
+	goto value
 }
