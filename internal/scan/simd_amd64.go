@@ -57,18 +57,19 @@ func classify(p *[64]byte) (q, bs, low uint64) {
 }
 
 // classifyEscapes returns, for the 64 bytes at p, the masks of the bytes that may follow a
-// backslash ("\/bfnrtu), of 'u', and of hex digits.
+// backslash ("\\/bfnrtu), of 'u', and of hex digits: two nibble lookups (VPSHUFB) whose AND
+// has bits 0-3 set for the escape bytes and bits 4-5 for the hex digits.
 func classifyEscapes(p *[64]byte) (valid, u, hex uint64) {
 	if avx512 {
 		v := archsimd.LoadUint8x64(p)
-		mu := v.Equal(archsimd.BroadcastUint8x64('u'))
-		m := mu.Or(v.Equal(archsimd.BroadcastUint8x64('"'))).Or(v.Equal(archsimd.BroadcastUint8x64('\\')))
-		m = m.Or(v.Equal(archsimd.BroadcastUint8x64('/'))).Or(v.Equal(archsimd.BroadcastUint8x64('b')))
-		m = m.Or(v.Equal(archsimd.BroadcastUint8x64('f'))).Or(v.Equal(archsimd.BroadcastUint8x64('n')))
-		m = m.Or(v.Equal(archsimd.BroadcastUint8x64('r'))).Or(v.Equal(archsimd.BroadcastUint8x64('t')))
-		dig := v.Sub(archsimd.BroadcastUint8x64('0')).Less(archsimd.BroadcastUint8x64(10))
-		af := v.Or(archsimd.BroadcastUint8x64(0x20)).Sub(archsimd.BroadcastUint8x64('a')).Less(archsimd.BroadcastUint8x64(6))
-		return m.ToBits(), mu.ToBits(), dig.Or(af).ToBits()
+		nib := archsimd.LoadUint8x64(&k0F)
+		lo := archsimd.LoadUint8x64(&tEscLo).PermuteOrZeroGrouped(v.And(nib).AsInt8x64())
+		hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(nib).AsInt8x64())
+		m := lo.And(hi)
+		zero := archsimd.Uint8x64{}
+		valid = m.And(nib).NotEqual(zero).ToBits()
+		hex = m.And(archsimd.LoadUint8x64(&k30)).NotEqual(zero).ToBits()
+		return valid, v.Equal(archsimd.LoadUint8x64(&kU)).ToBits(), hex
 	}
 	v0, u0, h0 := escapes32((*[32]byte)(p[:32]))
 	v1, u1, h1 := escapes32((*[32]byte)(p[32:]))
@@ -78,17 +79,14 @@ func classifyEscapes(p *[64]byte) (valid, u, hex uint64) {
 // escapes32 is classifyEscapes for 32 bytes with AVX2.
 func escapes32(p *[32]byte) (valid, u, hex uint32) {
 	v := archsimd.LoadUint8x32(p)
-	mu := v.Equal(archsimd.BroadcastUint8x32('u'))
-	m := mu.Or(v.Equal(archsimd.BroadcastUint8x32('"'))).Or(v.Equal(archsimd.BroadcastUint8x32('\\')))
-	m = m.Or(v.Equal(archsimd.BroadcastUint8x32('/'))).Or(v.Equal(archsimd.BroadcastUint8x32('b')))
-	m = m.Or(v.Equal(archsimd.BroadcastUint8x32('f'))).Or(v.Equal(archsimd.BroadcastUint8x32('n')))
-	m = m.Or(v.Equal(archsimd.BroadcastUint8x32('r'))).Or(v.Equal(archsimd.BroadcastUint8x32('t')))
-	// Unsigned x < n as min(x, n-1) == x (AVX2 compares only signed).
-	d := v.Sub(archsimd.BroadcastUint8x32('0'))
-	dig := d.Min(archsimd.BroadcastUint8x32(9)).Equal(d)
-	a := v.Or(archsimd.BroadcastUint8x32(0x20)).Sub(archsimd.BroadcastUint8x32('a'))
-	af := a.Min(archsimd.BroadcastUint8x32(5)).Equal(a)
-	return m.ToBits(), mu.ToBits(), dig.Or(af).ToBits()
+	nib := archsimd.LoadUint8x32((*[32]byte)(k0F[:32]))
+	lo := archsimd.LoadUint8x32((*[32]byte)(tEscLo[:32])).PermuteOrZeroGrouped(v.And(nib).AsInt8x32())
+	hi := archsimd.LoadUint8x32((*[32]byte)(tEscHi[:32])).PermuteOrZeroGrouped(v.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32())
+	m := lo.And(hi)
+	zero := archsimd.Uint8x32{}
+	valid = ^m.And(nib).Equal(zero).ToBits()
+	hex = ^m.And(archsimd.LoadUint8x32((*[32]byte)(k30[:32]))).Equal(zero).ToBits()
+	return valid, v.Equal(archsimd.LoadUint8x32((*[32]byte)(kU[:32]))).ToBits(), hex
 }
 
 // classifyInts returns the masks of digits, ',', '-' and '0' among the 64 bytes at p.
@@ -212,21 +210,23 @@ func intBlocks(data []byte, i int) int {
 	return end
 }
 
-// classifyAll returns the masks of '"', '\\', the bytes below 0x20 or above 0x7F, the
-// structural bytes {}[]:, and JSON whitespace among the 64 bytes at p.
+// classifyAll returns the masks of '"', '\\', the bytes below 0x20 or above 0x7F (a signed
+// compare with 0x20 finds both), the structural bytes and JSON whitespace among the 64 bytes
+// at p. Whitespace and structural bytes are found with one VPSHUFB lookup each, as simdjson
+// does: the table entry at a byte's low nibble equals the byte (or the byte | 0x20, which
+// turns '[' and ']' into '{' and '}') only for those bytes. The structural lookup also
+// matches the control bytes 0x0C and 0x1A (as ',' and ':'); walk reads the byte of every
+// token, so they are rejected there all the same.
 func classifyAll(p *[64]byte) (q, bs, low, st, ws uint64) {
 	if avx512 {
 		v := archsimd.LoadUint8x64(p)
-		q = v.Equal(archsimd.BroadcastUint8x64('"')).ToBits()
-		bs = v.Equal(archsimd.BroadcastUint8x64('\\')).ToBits()
-		low = v.AsInt8x64().Less(archsimd.BroadcastInt8x64(0x20)).ToBits()
-		// '[' ']' '{' '}' are 0x5B 0x5D 0x7B 0x7D: with 0x20 set, 0x7B or 0x7D.
-		v20 := v.Or(archsimd.BroadcastUint8x64(0x20))
-		m := v20.Equal(archsimd.BroadcastUint8x64('{')).Or(v20.Equal(archsimd.BroadcastUint8x64('}')))
-		m = m.Or(v.Equal(archsimd.BroadcastUint8x64(':'))).Or(v.Equal(archsimd.BroadcastUint8x64(',')))
-		w := v.Equal(archsimd.BroadcastUint8x64(' ')).Or(v.Equal(archsimd.BroadcastUint8x64('\n')))
-		w = w.Or(v.Equal(archsimd.BroadcastUint8x64('\r'))).Or(v.Equal(archsimd.BroadcastUint8x64('\t')))
-		return q, bs, low, m.ToBits(), w.ToBits()
+		c20 := archsimd.LoadUint8x64(&k20)
+		q = v.Equal(archsimd.LoadUint8x64(&kQuote)).ToBits()
+		bs = v.Equal(archsimd.LoadUint8x64(&kBackslash)).ToBits()
+		low = v.AsInt8x64().Less(c20.AsInt8x64()).ToBits()
+		ws = archsimd.LoadUint8x64(&tWS).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v).ToBits()
+		st = archsimd.LoadUint8x64(&tOp).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v.Or(c20)).ToBits()
+		return q, bs, low, st, ws
 	}
 	q0, b0, l0, s0, w0 := all32((*[32]byte)(p[:32]))
 	q1, b1, l1, s1, w1 := all32((*[32]byte)(p[32:]))
@@ -237,15 +237,42 @@ func classifyAll(p *[64]byte) (q, bs, low, st, ws uint64) {
 // all32 is classifyAll for 32 bytes with AVX2.
 func all32(p *[32]byte) (q, bs, low, st, ws uint32) {
 	v := archsimd.LoadUint8x32(p)
-	q = v.Equal(archsimd.BroadcastUint8x32('"')).ToBits()
-	bs = v.Equal(archsimd.BroadcastUint8x32('\\')).ToBits()
-	low = v.AsInt8x32().Less(archsimd.BroadcastInt8x32(0x20)).ToBits()
-	v20 := v.Or(archsimd.BroadcastUint8x32(0x20))
-	m := v20.Equal(archsimd.BroadcastUint8x32('{')).Or(v20.Equal(archsimd.BroadcastUint8x32('}')))
-	m = m.Or(v.Equal(archsimd.BroadcastUint8x32(':'))).Or(v.Equal(archsimd.BroadcastUint8x32(',')))
-	w := v.Equal(archsimd.BroadcastUint8x32(' ')).Or(v.Equal(archsimd.BroadcastUint8x32('\n')))
-	w = w.Or(v.Equal(archsimd.BroadcastUint8x32('\r'))).Or(v.Equal(archsimd.BroadcastUint8x32('\t')))
-	return q, bs, low, m.ToBits(), w.ToBits()
+	c20 := archsimd.LoadUint8x32((*[32]byte)(k20[:32]))
+	q = v.Equal(archsimd.LoadUint8x32((*[32]byte)(kQuote[:32]))).ToBits()
+	bs = v.Equal(archsimd.LoadUint8x32((*[32]byte)(kBackslash[:32]))).ToBits()
+	low = v.AsInt8x32().Less(c20.AsInt8x32()).ToBits()
+	ws = archsimd.LoadUint8x32((*[32]byte)(tWS[:32])).PermuteOrZeroGrouped(v.AsInt8x32()).Equal(v).ToBits()
+	st = archsimd.LoadUint8x32((*[32]byte)(tOp[:32])).PermuteOrZeroGrouped(v.AsInt8x32()).Equal(v.Or(c20)).ToBits()
+	return q, bs, low, st, ws
+}
+
+// Constants loaded as vectors (one load each, cheaper than a broadcast): a byte repeated,
+// or a 16-byte VPSHUFB table repeated in each 128-bit lane. Read-only after initialisation.
+var (
+	kQuote, kBackslash, k20, k0F, k30, kU = splat('"'), splat('\\'), splat(0x20), splat(0x0F), splat(0x30), splat('u')
+
+	// tWS[n] is the whitespace byte whose low nibble is n, else a byte whose low nibble is not n.
+	tWS = lanes([16]byte{' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100})
+	// tOp[n] is the structural byte (with 0x20 set) whose low nibble is n, else 0.
+	tOp = lanes([16]byte{10: ':', 11: '{', 12: ',', 13: '}'})
+	// Escape bytes: bit 0 '"' '/', bit 1 '\\', bit 2 'b' 'f' 'n', bit 3 'r' 't' 'u' (by high
+	// nibble 2, 5, 6, 7); hex digits: bit 4 '0'-'9', bit 5 'A'-'F' 'a'-'f' (high nibble 3; 4, 6).
+	tEscLo = lanes([16]byte{16, 16 | 32, 13 | 16 | 32, 16 | 32, 8 | 16 | 32, 8 | 16 | 32, 4 | 16 | 32, 16, 16, 16, 0, 0, 2, 0, 4, 1})
+	tEscHi = lanes([16]byte{2: 1, 3: 16, 4: 32, 5: 2, 6: 4 | 32, 7: 8})
+)
+
+func splat(c byte) (v [64]byte) {
+	for k := range v {
+		v[k] = c
+	}
+	return v
+}
+
+func lanes(t [16]byte) (v [64]byte) {
+	for k := range v {
+		v[k] = t[k%16]
+	}
+	return v
 }
 
 // prefixXor returns x with bit k the XOR of bits 0..k of x.

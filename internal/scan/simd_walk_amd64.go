@@ -25,7 +25,11 @@ package scan
 // code then reports the error, or goes on (valid UTF-8, the last bytes), exactly as if it
 // had scanned everything itself: walk accepted only what it would have accepted.
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+	"simd/archsimd"
+)
 
 // walk's own states; those Composite goes on from are the st* constants of value.go.
 const (
@@ -49,45 +53,243 @@ func isStructural(b byte) bool {
 // (stNext: a value ends at i; stOpen: data[i] is the '{' or '[' just opened and pushed). It
 // returns where and in which state (st* of value.go) Composite goes on; depth and obj as they
 // are there (for stOpen, those before the container at i was opened).
+//
+// Stage 2 is a goto state machine, as Composite is: the state is where the code is, and each
+// state takes the next token (tz of the mask) and checks only the bytes it allows.
 func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
 	var (
-		w       = wNext
-		openAt  int    // the bracket of the container just opened (wOpenObj, wOpenArr)
-		strAt   int    // the opening quote of the last string
-		strSt   int    // the state before that string (stKey or stValue)
-		endAt   int    // the end of the last number or literal
-		inStr   uint64 // all ones when the block starts inside a string
-		escNext uint64 // 1 when the block's first byte is escaped
-		scNext  uint64 // 1 when the block's first byte continues a number or literal
-		b       = i
+		b    = i - 64 // the block's first byte (refill moves it on first)
+		tok  uint64   // the tokens of the block not taken yet
+		prob uint64   // the problems inside strings among them
+		at   int      // the offset of the token taken
+		k    int
+		c    byte
+		w    = &s.ws // what is seldom needed lives in memory, leaving the registers to the above
 	)
+	*w = walkState{resume: wNext}
 	if st == stOpen {
-		openAt, b, w = i, i+1, wOpenArr
+		w.openAt, b, w.resume = i, i+1-64, wOpenArr
 		if obj {
-			w = wOpenObj
+			w.resume = wOpenObj
 		}
 	}
-blocks:
-	for b+64 <= len(data) {
+	goto refill
+
+value: // a value
+	if tok == 0 {
+		w.resume = wValue
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	c = data[at]
+	if c == '"' {
+		w.strAt, w.strSt = at, stValue
+		goto next
+	}
+	if c == '{' || c == '[' {
+		goto open
+	}
+	if c == ']' || c == '}' || c == ':' || c == ',' {
+		return at, depth, obj, stValue
+	}
+	goto scalar
+
+key: // a member name
+	if tok == 0 {
+		w.resume = wKey
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	if data[at] != '"' {
+		return at, depth, obj, stKey
+	}
+	w.strAt, w.strSt = at, stKey
+	goto colon
+
+colon: // after a member name
+	if tok == 0 {
+		w.resume = wColon
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	if prob>>k&1 != 0 {
+		return w.strAt, depth, obj, w.strSt
+	}
+	at = b + k
+	if data[at] != ':' {
+		return at, depth, obj, stColon
+	}
+	goto value
+
+next: // after a value
+	if tok == 0 {
+		w.resume = wNext
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	if prob>>k&1 != 0 {
+		return w.strAt, depth, obj, w.strSt
+	}
+	at = b + k
+	if c = data[at]; c == ',' {
+		if obj {
+			goto key
+		}
+		goto value
+	}
+	if c == '}' && obj || c == ']' && !obj {
+		goto close
+	}
+	return at, depth, obj, stNext
+
+openObj: // after '{'
+	if tok == 0 {
+		w.resume = wOpenObj
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	if c = data[at]; c == '"' {
+		w.strAt, w.strSt = at, stKey
+		goto colon
+	}
+	if c == '}' {
+		goto close
+	}
+	return w.openAt, depth - 1, obj, stOpen
+
+openArr: // after '['
+	if tok == 0 {
+		w.resume = wOpenArr
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	switch c = data[at]; c {
+	case '"':
+		w.strAt, w.strSt = at, stValue
+		goto next
+	case '{', '[':
+		goto open
+	case ']':
+		goto close
+	case '}', ':', ',':
+		return w.openAt, depth - 1, obj, stOpen
+	}
+	goto scalar
+
+open: // data[at] is '{' or '[', where a value may start
+	if depth >= s.maxDepth {
+		return at, depth, obj, stValue
+	}
+	obj = c == '{'
+	s.push(depth, obj)
+	depth++
+	w.openAt = at
+	if obj {
+		goto openObj
+	}
+	goto openArr
+
+close: // data[at] closes the innermost container
+	depth--
+	if depth == base {
+		return at + 1, depth, obj, stDone
+	}
+	obj = s.isObject(depth - 1)
+	goto next
+
+scalar: // data[at] should start a number or a literal, where a value may start
+	if at+8 <= len(data) && c-'0' < 10 {
+		if n := shortInt(binary.LittleEndian.Uint64(data[at:])); n != 0 {
+			w.endAt = at + n
+			if !obj && data[w.endAt] == ',' && w.endAt+64 <= len(data) { // a run of integers in an array?
+				if j := intBlocks(data, at); j > at {
+					b, tok, w.inStr, w.escNext, w.scNext, w.resume = j-64, 0, 0, 0, 0, wNext
+					goto refill // on from the ',' at j
+				}
+			}
+			goto next
+		}
+	}
+	if w.endAt = scalarEnd(data, at); w.endAt < 0 {
+		// From openArr too: '[', whitespace, then anything but ']' is a value for Composite.
+		return at, depth, obj, stValue
+	}
+	goto next
+
+refill: // the next block's tokens, then back to state w.resume
+	b += 64
+	if b+64 > len(data) {
+		goto last
+	}
+	{
+		// classifyAll and classifyEscapes, written out: a call here would spill the walk's
+		// state to the stack and back on every block.
 		p := (*[64]byte)(data[b : b+64])
-		q, bs, low, stc, ws := classifyAll(p)
-		escaped := escNext
-		if bs != 0 {
-			pot := bs &^ escNext
-			t := (pot<<1 | oddBits) - pot ^ oddBits
-			escaped = t ^ (bs | escNext)
-			escNext = (t & bs) >> 63
+		var q, bs, low, stc, ws uint64
+		if avx512 {
+			v := archsimd.LoadUint8x64(p)
+			c20 := archsimd.LoadUint8x64(&k20)
+			q = v.Equal(archsimd.LoadUint8x64(&kQuote)).ToBits()
+			bs = v.Equal(archsimd.LoadUint8x64(&kBackslash)).ToBits()
+			low = v.AsInt8x64().Less(c20.AsInt8x64()).ToBits()
+			ws = archsimd.LoadUint8x64(&tWS).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v).ToBits()
+			stc = archsimd.LoadUint8x64(&tOp).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v.Or(c20)).ToBits()
 		} else {
-			escNext = 0
+			v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+			v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+			c20 := archsimd.LoadUint8x32((*[32]byte)(k20[:32]))
+			k := archsimd.LoadUint8x32((*[32]byte)(kQuote[:32]))
+			q = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(kBackslash[:32]))
+			bs = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+			low = uint64(v0.AsInt8x32().Less(c20.AsInt8x32()).ToBits()) | uint64(v1.AsInt8x32().Less(c20.AsInt8x32()).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(tWS[:32]))
+			ws = uint64(k.PermuteOrZeroGrouped(v0.AsInt8x32()).Equal(v0).ToBits()) |
+				uint64(k.PermuteOrZeroGrouped(v1.AsInt8x32()).Equal(v1).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(tOp[:32]))
+			stc = uint64(k.PermuteOrZeroGrouped(v0.AsInt8x32()).Equal(v0.Or(c20)).ToBits()) |
+				uint64(k.PermuteOrZeroGrouped(v1.AsInt8x32()).Equal(v1.Or(c20)).ToBits())<<32
+		}
+		escaped := w.escNext
+		if bs != 0 {
+			pot := bs &^ w.escNext
+			t := (pot<<1 | oddBits) - pot ^ oddBits
+			escaped = t ^ (bs | w.escNext)
+			w.escNext = (t & bs) >> 63
+		} else {
+			w.escNext = 0
 		}
 		qr := q &^ escaped
-		in := prefixXor(qr) ^ inStr
-		inStr = uint64(int64(in) >> 63)
+		in := prefixXor(qr) ^ w.inStr
+		w.inStr = uint64(int64(in) >> 63)
 		outside := ^(in | qr)
 		sc := ^(stc | ws | q) & outside
-		prob := in & low
+		prob = in & low
 		if e := escaped & in; e != 0 {
-			valid, u, hex := classifyEscapes(p)
+			var valid, u, hex uint64
+			if avx512 {
+				v := archsimd.LoadUint8x64(p)
+				nib := archsimd.LoadUint8x64(&k0F)
+				lo := archsimd.LoadUint8x64(&tEscLo).PermuteOrZeroGrouped(v.And(nib).AsInt8x64())
+				hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(nib).AsInt8x64())
+				m := lo.And(hi)
+				zero := archsimd.Uint8x64{}
+				valid = m.And(nib).NotEqual(zero).ToBits()
+				hex = m.And(archsimd.LoadUint8x64(&k30)).NotEqual(zero).ToBits()
+				u = v.Equal(archsimd.LoadUint8x64(&kU)).ToBits()
+			} else {
+				valid, u, hex = classifyEscapes(p)
+			}
 			us := e & u
 			nh := ^hex
 			prob |= e&^valid | us&(nh>>1|nh>>2|nh>>3|nh>>4)
@@ -98,98 +300,29 @@ blocks:
 				}
 			}
 		}
-		tok := stc&outside | qr&in | sc&^(sc<<1|scNext) | prob
-		scNext = sc >> 63
-		for tok != 0 {
-			k := bits.TrailingZeros64(tok)
-			tok &= tok - 1
-			at := b + k
-			if prob>>k&1 != 0 {
-				return strAt, depth, obj, strSt
-			}
-			switch c := data[at]; c {
-			case '"':
-				strAt = at
-				switch w {
-				case wKey, wOpenObj:
-					strSt, w = stKey, wColon
-				case wValue, wOpenArr:
-					strSt, w = stValue, wNext
-				default:
-					goto stop
-				}
-			case ':':
-				if w != wColon {
-					goto stop
-				}
-				w = wValue
-			case ',':
-				if w != wNext {
-					goto stop
-				}
-				w = wValue
-				if obj {
-					w = wKey
-				}
-			case '{', '[':
-				if w != wValue && w != wOpenArr || depth >= s.maxDepth {
-					goto stop
-				}
-				obj = c == '{'
-				s.push(depth, obj)
-				depth++
-				openAt, w = at, wOpenArr
-				if obj {
-					w = wOpenObj
-				}
-			case '}', ']':
-				if (c == '}') != obj || w != wNext && w != wOpenObj && w != wOpenArr {
-					goto stop
-				}
-				depth--
-				if depth == base {
-					return at + 1, depth, obj, stDone
-				}
-				obj = s.isObject(depth - 1)
-				w = wNext
-			default: // a number or a literal
-				if w != wValue && w != wOpenArr {
-					goto stop
-				}
-				if !obj && (c-'0' < 10 || c == '-') { // a run of integers in an array
-					if j := intBlocks(data, at); j > at {
-						w, b, inStr, escNext, scNext = wNext, j, 0, 0, 0
-						continue blocks // on from the ',' at j
-					}
-				}
-				end := scalarEnd(data, at)
-				if end < 0 {
-					goto stop
-				}
-				endAt, w = end, wNext
-			}
-			continue
-		stop: // hand the token at `at` back to Composite in state w
-			switch w {
-			case wValue:
-				return at, depth, obj, stValue
-			case wKey:
-				return at, depth, obj, stKey
-			case wColon:
-				return at, depth, obj, stColon
-			case wNext:
-				return at, depth, obj, stNext
-			}
-			return openAt, depth - 1, obj, stOpen
-		}
-		b += 64
+		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
+		w.scNext = sc >> 63
 	}
-	// Fewer than 64 bytes left: Composite goes on from the first byte not scanned.
-	if inStr != 0 {
-		return strAt, depth, obj, strSt
+	switch w.resume {
+	case wValue:
+		goto value
+	case wKey:
+		goto key
+	case wColon:
+		goto colon
+	case wNext:
+		goto next
+	case wOpenObj:
+		goto openObj
 	}
-	b = max(b, endAt)
-	switch w {
+	goto openArr
+
+last: // fewer than 64 bytes left: Composite goes on from the first byte not scanned
+	if w.inStr != 0 {
+		return w.strAt, depth, obj, w.strSt
+	}
+	b = max(b, w.endAt)
+	switch w.resume {
 	case wValue:
 		return b, depth, obj, stValue
 	case wKey:
@@ -199,7 +332,7 @@ blocks:
 	case wNext:
 		return b, depth, obj, stNext
 	}
-	return openAt, depth - 1, obj, stOpen
+	return w.openAt, depth - 1, obj, stOpen
 }
 
 // hex4 reports whether data[i:i+4] are four hex digits.
