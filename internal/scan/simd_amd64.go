@@ -89,32 +89,6 @@ func escapes32(p *[32]byte) (valid, u, hex uint32) {
 	return valid, v.Equal(archsimd.LoadUint8x32((*[32]byte)(kU[:32]))).ToBits(), hex
 }
 
-// classifyInts returns the masks of digits, ',', '-' and '0' among the 64 bytes at p.
-func classifyInts(p *[64]byte) (dig, comma, minus, zero uint64) {
-	if avx512 {
-		v := archsimd.LoadUint8x64(p)
-		dig = v.Sub(archsimd.BroadcastUint8x64('0')).Less(archsimd.BroadcastUint8x64(10)).ToBits()
-		comma = v.Equal(archsimd.BroadcastUint8x64(',')).ToBits()
-		minus = v.Equal(archsimd.BroadcastUint8x64('-')).ToBits()
-		zero = v.Equal(archsimd.BroadcastUint8x64('0')).ToBits()
-		return dig, comma, minus, zero
-	}
-	d0, c0, m0, z0 := ints32((*[32]byte)(p[:32]))
-	d1, c1, m1, z1 := ints32((*[32]byte)(p[32:]))
-	return uint64(d0) | uint64(d1)<<32, uint64(c0) | uint64(c1)<<32, uint64(m0) | uint64(m1)<<32, uint64(z0) | uint64(z1)<<32
-}
-
-// ints32 is classifyInts for 32 bytes with AVX2.
-func ints32(p *[32]byte) (dig, comma, minus, zero uint32) {
-	v := archsimd.LoadUint8x32(p)
-	d := v.Sub(archsimd.BroadcastUint8x32('0'))
-	dig = d.Min(archsimd.BroadcastUint8x32(9)).Equal(d).ToBits()
-	comma = v.Equal(archsimd.BroadcastUint8x32(',')).ToBits()
-	minus = v.Equal(archsimd.BroadcastUint8x32('-')).ToBits()
-	zero = v.Equal(archsimd.BroadcastUint8x32('0')).ToBits()
-	return dig, comma, minus, zero
-}
-
 // stringBlocks scans string contents from data[i] (not inside an escape), 64 bytes a step
 // while 64 bytes remain. It returns done and the offset after the closing quote, or the
 // offset the portable scanner goes on from: the first byte it must look at (a control or
@@ -181,33 +155,12 @@ func plainBlocks(data []byte, i int) (end, from int) {
 	return 0, i
 }
 
-// intBlocks validates, 64 bytes a step, the integers (-?(0|[1-9][0-9]*)) that follow one
-// another with a ',' and nothing else between them, from data[i], the start of a value in
-// an array. It returns the offset of the ',' after the last integer it validated, or i.
-func intBlocks(data []byte, i int) int {
-	end := i
-	for i+64 <= len(data) {
-		dig, comma, minus, zero := classifyInts((*[64]byte)(data[i : i+64]))
-		other := ^(dig | comma | minus)
-		c := comma
-		if other != 0 {
-			c &= 1<<bits.TrailingZeros64(other) - 1
-		}
-		if c == 0 {
-			break
-		}
-		last := 63 - bits.LeadingZeros64(c)
-		upto := uint64(2)<<last - 1 // offsets 0..last (all of them when last is 63)
-		// A '-' is at the start of a value, a ',' after a digit (so a '-' is before a digit), a '0'
-		// that starts a number is not followed by a digit. Offset 0 starts a value.
-		bad := minus&^(comma<<1|1) | comma&^(dig<<1) | zero&^(dig<<1)&(dig>>1)
-		if bad&upto != 0 {
-			break
-		}
-		end = i + last
-		i = end + 1
-	}
-	return end
+// intBad returns the offsets, among 64 bytes of digits, ',' and '-' (bit masks) that start
+// a run of integers separated by ',' (-?(0|[1-9][0-9]*)), where that grammar is broken: a
+// '-' not at the start of a value, a ',' not after a digit (so a '-' is before a digit), a
+// '0' that starts a number and a digit follows. Offset 0 starts a value.
+func intBad(dig, comma, minus, zero uint64) uint64 {
+	return minus&^(comma<<1|1) | comma&^(dig<<1) | zero&^(dig<<1)&(dig>>1)
 }
 
 // classifyAll returns the masks of '"', '\\', the bytes below 0x20 or above 0x7F (a signed
@@ -250,6 +203,7 @@ func all32(p *[32]byte) (q, bs, low, st, ws uint32) {
 // or a 16-byte VPSHUFB table repeated in each 128-bit lane. Read-only after initialisation.
 var (
 	kQuote, kBackslash, k20, k0F, k30, kU = splat('"'), splat('\\'), splat(0x20), splat(0x0F), splat(0x30), splat('u')
+	k0A, k09, kComma, kMinus              = splat(10), splat(9), splat(','), splat('-')
 
 	// tWS[n] is the whitespace byte whose low nibble is n, else a byte whose low nibble is not n.
 	tWS = lanes([16]byte{' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100})

@@ -10,8 +10,6 @@ func stringBlocks(data []byte, i int) (j int, esc, done bool) { return i, false,
 
 func plainBlocks(data []byte, i int) (end, from int) { return 0, i }
 
-func intBlocks(data []byte, i int) int { return i }
-
 func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
 	return i, depth, obj, st
 }

@@ -211,20 +211,62 @@ scalar: // data[at] should start a number or a literal, where a value may start
 	if at+8 <= len(data) && c-'0' < 10 {
 		if n := shortInt(binary.LittleEndian.Uint64(data[at:])); n != 0 {
 			w.endAt = at + n
-			if !obj && data[w.endAt] == ',' && w.endAt+64 <= len(data) { // a run of integers in an array?
-				if j := intBlocks(data, at); j > at {
-					b, tok, w.inStr, w.escNext, w.scNext, w.resume = j-64, 0, 0, 0, 0, wNext
-					goto refill // on from the ',' at j
-				}
+			if !obj && data[at+n] == ',' && at+n+64 <= len(data) {
+				goto ints
 			}
 			goto next
 		}
 	}
-	if w.endAt = scalarEnd(data, at); w.endAt < 0 {
-		// From openArr too: '[', whitespace, then anything but ']' is a value for Composite.
-		return at, depth, obj, stValue
+	goto scalarSlow
+
+ints: // data[at] starts an integer and a ',' follows, in an array: intBlocks, written out
+	// (no call: a call anywhere in walk makes the compiler spill its registers on hot paths)
+	k = at // the start of the next block
+	for k+64 <= len(data) {
+		var dig, comma, minus, zero uint64
+		p := (*[64]byte)(data[k : k+64])
+		if avx512 {
+			v := archsimd.LoadUint8x64(p)
+			dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
+			comma = v.Equal(archsimd.LoadUint8x64(&kComma)).ToBits()
+			minus = v.Equal(archsimd.LoadUint8x64(&kMinus)).ToBits()
+			zero = v.Equal(archsimd.LoadUint8x64(&k30)).ToBits()
+		} else {
+			v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+			v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+			c := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+			n := archsimd.LoadUint8x32((*[32]byte)(k09[:32]))
+			d0, d1 := v0.Sub(c), v1.Sub(c) // a digit when min(d, 9) == d: AVX2 compares only signed
+			dig = uint64(d0.Min(n).Equal(d0).ToBits()) | uint64(d1.Min(n).Equal(d1).ToBits())<<32
+			zero = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
+			c = archsimd.LoadUint8x32((*[32]byte)(kComma[:32]))
+			comma = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
+			c = archsimd.LoadUint8x32((*[32]byte)(kMinus[:32]))
+			minus = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
+		}
+		cm := comma
+		if other := ^(dig | comma | minus); other != 0 {
+			cm &= 1<<bits.TrailingZeros64(other) - 1
+		}
+		if cm == 0 {
+			break
+		}
+		last := 63 - bits.LeadingZeros64(cm)
+		if intBad(dig, comma, minus, zero)&(uint64(2)<<last-1) != 0 {
+			break
+		}
+		k += last + 1
+	}
+	if k > at { // integers up to the ',' at k-1
+		b, tok, w.inStr, w.escNext, w.scNext, w.resume = k-1-64, 0, 0, 0, 0, wNext
+		goto refill
 	}
 	goto next
+
+scalarSlow: // anything else than a short integer that a ',', ']' or '}' follows: Composite
+	// takes it (a call to Number here would cost the spills above) and calls walk again.
+	// From openArr too: '[', whitespace, then anything but ']' is a value for Composite.
+	return at, depth, obj, stScalar
 
 refill: // the next block's tokens, then back to state w.resume
 	b += 64
@@ -288,7 +330,19 @@ refill: // the next block's tokens, then back to state w.resume
 				hex = m.And(archsimd.LoadUint8x64(&k30)).NotEqual(zero).ToBits()
 				u = v.Equal(archsimd.LoadUint8x64(&kU)).ToBits()
 			} else {
-				valid, u, hex = classifyEscapes(p)
+				v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+				v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+				nib := archsimd.LoadUint8x32((*[32]byte)(k0F[:32]))
+				tlo := archsimd.LoadUint8x32((*[32]byte)(tEscLo[:32]))
+				thi := archsimd.LoadUint8x32((*[32]byte)(tEscHi[:32]))
+				m0 := tlo.PermuteOrZeroGrouped(v0.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v0.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32()))
+				m1 := tlo.PermuteOrZeroGrouped(v1.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v1.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32()))
+				zero := archsimd.Uint8x32{}
+				valid = ^(uint64(m0.And(nib).Equal(zero).ToBits()) | uint64(m1.And(nib).Equal(zero).ToBits())<<32)
+				c30 := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+				hex = ^(uint64(m0.And(c30).Equal(zero).ToBits()) | uint64(m1.And(c30).Equal(zero).ToBits())<<32)
+				cu := archsimd.LoadUint8x32((*[32]byte)(kU[:32]))
+				u = uint64(v0.Equal(cu).ToBits()) | uint64(v1.Equal(cu).ToBits())<<32
 			}
 			us := e & u
 			nh := ^hex
@@ -338,35 +392,4 @@ last: // fewer than 64 bytes left: Composite goes on from the first byte not sca
 // hex4 reports whether data[i:i+4] are four hex digits.
 func hex4(data []byte, i int) bool {
 	return i+4 <= len(data) && hexDigit[data[i]] && hexDigit[data[i+1]] && hexDigit[data[i+2]] && hexDigit[data[i+3]]
-}
-
-// scalarEnd returns the end of the valid number or literal at data[i] when a byte that cannot
-// continue it follows, else -1.
-func scalarEnd(data []byte, i int) int {
-	if i+8 <= len(data) {
-		x := uint64(data[i]) | uint64(data[i+1])<<8 | uint64(data[i+2])<<16 | uint64(data[i+3])<<24 |
-			uint64(data[i+4])<<32 | uint64(data[i+5])<<40 | uint64(data[i+6])<<48 | uint64(data[i+7])<<56
-		switch b := byte(x); {
-		case b-'0' < 10:
-			if n := shortInt(x); n != 0 {
-				return i + n
-			}
-		case b == 't' && uint32(x) == 't'|'r'<<8|'u'<<16|'e'<<24,
-			b == 'n' && uint32(x) == 'n'|'u'<<8|'l'<<16|'l'<<24:
-			if !scalarByte[byte(x>>32)] {
-				return i + 4
-			}
-			return -1
-		case b == 'f' && uint32(x>>8) == 'a'|'l'<<8|'s'<<16|'e'<<24:
-			if !scalarByte[byte(x>>40)] {
-				return i + 5
-			}
-			return -1
-		}
-	}
-	end, c := Scalar(data, i)
-	if c != OK || end >= len(data) || scalarByte[data[end]] {
-		return -1
-	}
-	return end
 }

@@ -145,12 +145,13 @@ func (s *Scanner) lenient(data []byte, i int, c Code) (int, Code) {
 
 // The states Composite goes on from after its SIMD lane (walk, in simd_walk_amd64.go).
 const (
-	stValue = iota // data[i:], after whitespace, should start a value
-	stKey          // ... a member name
-	stColon        // a member name ends at or before i: the ':' and whitespace
-	stNext         // a value ends at i
-	stOpen         // data[i] is a '{' or '[' to open (again)
-	stDone         // the container Composite scans ends at i
+	stValue  = iota // data[i:], after whitespace, should start a value
+	stKey           // ... a member name
+	stColon         // a member name ends at or before i: the ':' and whitespace
+	stNext          // a value ends at i
+	stOpen          // data[i] is a '{' or '[' to open (again)
+	stDone          // the container Composite scans ends at i
+	stScalar        // data[i] should start a value the lane did not take: go back to it after
 )
 
 // Composite scans the array or object opening at data[i]; depth containers are open around it.
@@ -216,12 +217,6 @@ value: // data[i] should start a value
 		}
 		i, _, c = String(data, i)
 	default:
-		if simdOn && !obj {
-			if j := intBlocks(data, i); j > i {
-				i = j // integers up to the ',' at j, 64 bytes a step
-				goto next
-			}
-		}
 		if j := PlainInt(data, i); j > i {
 			i = j // the common small integer, without a call
 			goto next
@@ -276,6 +271,9 @@ closed: // a container just closed
 resume: // after the SIMD lane: go on in state st from data[i]
 	simdAt = i + 64
 	switch st {
+	case stScalar: // a number or literal the lane leaves to Number: back to it at once after
+		simdAt = i + 1
+		goto value
 	case stDone:
 		return i, OK
 	case stOpen:
