@@ -92,6 +92,13 @@ func same(t *testing.T, data []byte) {
 	}
 }
 
+// skipPortable skips a test when the CPU has no AVX2: there is no SIMD path to compare.
+func skipPortable(t *testing.T) {
+	if _, now := scan.SetSIMD(scan.AVX512); now == scan.Portable {
+		t.Skip("the CPU has no AVX2")
+	}
+}
+
 // restore puts the SIMD level back as it was before SetSIMD returned was.
 func restore(was, _ int) { scan.SetSIMD(was) }
 
@@ -132,6 +139,11 @@ func FuzzSIMD(f *testing.F) {
 		f.Add([]byte(sh.Doc[:300]))
 		f.Add([]byte(sh.Doc[:300] + "]"))
 	}
+	was, now := scan.SetSIMD(scan.AVX2)
+	scan.SetSIMD(was)
+	if now == scan.Portable {
+		f.Skip("the CPU has no AVX2: there is no SIMD path to compare")
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer restore(scan.SetSIMD(scan.AVX512))
 		same(t, data)
@@ -142,6 +154,7 @@ func FuzzSIMD(f *testing.F) {
 // inside a string and inside an array of integers, and compares both paths.
 func TestSIMDBoundaries(t *testing.T) {
 	defer restore(scan.SetSIMD(scan.AVX512))
+	skipPortable(t)
 	inString := []string{`\n`, `\\`, `\\\\`, `\"`, `\\\"`, `\u00e9`, `\uD83D\uDE00`, `\u00`, `\u00"`, `\u0g00`, `\u000g`, `\u00e"`, `\u12\n`, "\\n\x01", "\\té", "\\\\\xff", "\\t\x1f\\r",
 		`\x`, `\`, `\\\`, "\x01", "\x1f", "\x7f", "é", "\xe2\x80\xa8", "\xff", "\xc3", `"`, `\/`, `\b\f\r\t`}
 	for _, x := range inString {
@@ -177,6 +190,7 @@ func TestSIMDBoundaries(t *testing.T) {
 // every shape (nested, with whitespace, literals and floats) and compares both paths.
 func TestSIMDMutations(t *testing.T) {
 	defer restore(scan.SetSIMD(scan.AVX512))
+	skipPortable(t)
 	docs := []string{
 		shapes.All[4].Doc[:260] + "]", // eth
 		shapes.All[5].Doc[:400] + "]", // lsp
