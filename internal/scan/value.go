@@ -195,7 +195,6 @@ key: // data[i] should open a member name
 			return i, c
 		}
 	}
-colon: // a member name ends at or before i
 	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
 		i++
 	} else if i, c = ColonSlow(data, i); c != OK {
@@ -278,8 +277,11 @@ resume: // after the SIMD lane: go on in state st from data[i]
 		return i, OK
 	case stOpen:
 		goto open
-	case stColon:
-		goto colon
+	case stColon: // as after String in key (no label there: it costs the portable path)
+		if i, c = ColonSlow(data, i); c != OK {
+			return i, c
+		}
+		goto value
 	case stNext:
 		goto next
 	}
