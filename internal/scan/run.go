@@ -92,12 +92,6 @@ func shortInt(x uint64) int {
 // of the end of the bytes it could read 16 at a time. Two words a step, as String.
 func plainString(data []byte, i int) int {
 	i++
-	if simdOn && i+64 <= len(data) {
-		var end int
-		if end, i = plainBlocks(data, i); end != 0 {
-			return end
-		}
-	}
 	for i+16 <= len(data) {
 		w := data[i : i+16 : i+16]
 		if m := special(binary.LittleEndian.Uint64(w)); m != 0 {
@@ -113,6 +107,12 @@ func plainString(data []byte, i int) int {
 			return -i
 		}
 		i += 16
+		if simdOn && i+64 <= len(data) { // a long string: 64 bytes a step
+			var end int
+			if end, i = plainBlocks(data, i); end != 0 {
+				return end
+			}
+		}
 	}
 	return -i
 }

@@ -50,7 +50,8 @@ func isStructural(b byte) bool {
 }
 
 // walk goes on with the container at depth-1 (obj if an object) from data[i], in state st
-// (stNext: a value ends at i; stOpen: data[i] is the '{' or '[' just opened and pushed). It
+// (stNext: a value ends at i; stValue: data[i] starts a value; stOpen: data[i] is the '{' or
+// '[' just opened and pushed). It
 // returns where and in which state (st* of value.go) Composite goes on; depth and obj as they
 // are there (for stOpen, those before the container at i was opened).
 //
@@ -67,11 +68,14 @@ func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, 
 		w    = &s.ws // what is seldom needed lives in memory, leaving the registers to the above
 	)
 	*w = walkState{resume: wNext}
-	if st == stOpen {
+	switch st {
+	case stOpen:
 		w.openAt, b, w.resume = i, i+1-64, wOpenArr
 		if obj {
 			w.resume = wOpenObj
 		}
+	case stValue:
+		w.resume = wValue
 	}
 	goto refill
 
@@ -208,16 +212,34 @@ close: // data[at] closes the innermost container
 	goto next
 
 scalar: // data[at] should start a number or a literal, where a value may start
-	if at+8 <= len(data) && c-'0' < 10 {
-		if n := shortInt(binary.LittleEndian.Uint64(data[at:])); n != 0 {
-			w.endAt = at + n
-			if !obj && data[at+n] == ',' && at+n+64 <= len(data) {
-				goto ints
+	if at+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[at:])
+		if c-'0' < 10 {
+			if n := shortInt(x); n != 0 {
+				w.endAt = at + n
+				if !obj && data[at+n] == ',' && at+n+64 <= len(data) {
+					goto ints
+				}
+				goto next
 			}
+		} else if uint32(x) == 't'|'r'<<8|'u'<<16|'e'<<24 || uint32(x) == 'n'|'u'<<8|'l'<<16|'l'<<24 {
+			if scalarByte[byte(x>>32)] {
+				return at, depth, obj, stScalar
+			}
+			w.endAt = at + 4
+			goto next
+		} else if uint32(x) == 'f'|'a'<<8|'l'<<16|'s'<<24 && byte(x>>32) == 'e' {
+			if scalarByte[byte(x>>40)] {
+				return at, depth, obj, stScalar
+			}
+			w.endAt = at + 5
 			goto next
 		}
 	}
-	goto scalarSlow
+	if c == '-' || c-'0' < 10 {
+		goto scalarSlow
+	}
+	return at, depth, obj, stScalar
 
 ints: // data[at] starts an integer and a ',' follows, in an array: intBlocks, written out
 	// (no call: a call anywhere in walk makes the compiler spill its registers on hot paths)
@@ -263,10 +285,47 @@ ints: // data[at] starts an integer and a ',' follows, in an array: intBlocks, w
 	}
 	goto next
 
-scalarSlow: // anything else than a short integer that a ',', ']' or '}' follows: Composite
-	// takes it (a call to Number here would cost the spills above) and calls walk again.
-	// From openArr too: '[', whitespace, then anything but ']' is a value for Composite.
-	return at, depth, obj, stScalar
+scalarSlow: // anything else than a short integer that a ',', ']' or '}' follows: Number,
+	// written out (a call would cost the spills above). Anything it does not take, Composite
+	// takes (and calls walk again after it). From openArr too: '[', whitespace, then anything
+	// but ']' is a value for Composite.
+	k = at
+	if c == '-' {
+		k++
+	}
+	if k >= len(data) {
+		return at, depth, obj, stScalar
+	}
+	if c = data[k]; c == '0' {
+		k++
+	} else if c-'1' < 9 {
+		for k++; k < len(data) && data[k]-'0' < 10; k++ {
+		}
+	} else {
+		return at, depth, obj, stScalar
+	}
+	if k < len(data) && data[k] == '.' {
+		if k++; k >= len(data) || data[k]-'0' >= 10 {
+			return at, depth, obj, stScalar
+		}
+		for k++; k < len(data) && data[k]-'0' < 10; k++ {
+		}
+	}
+	if k < len(data) && data[k]|0x20 == 'e' {
+		if k++; k < len(data) && (data[k] == '+' || data[k] == '-') {
+			k++
+		}
+		if k >= len(data) || data[k]-'0' >= 10 {
+			return at, depth, obj, stScalar
+		}
+		for k++; k < len(data) && data[k]-'0' < 10; k++ {
+		}
+	}
+	if k >= len(data) || scalarByte[data[k]] {
+		return at, depth, obj, stScalar
+	}
+	w.endAt = k
+	goto next
 
 refill: // the next block's tokens, then back to state w.resume
 	b += 64

@@ -76,13 +76,6 @@ func skipWSSlow(data []byte, i int) int {
 // first flagged byte is the closing quote, never leaves this function.
 func String(data []byte, i int) (int, bool, Code) {
 	i++
-	if simdOn && i+64 <= len(data) {
-		j, esc, done := stringBlocks(data, i)
-		if done {
-			return j, esc, OK
-		}
-		return stringRest(data, j, esc)
-	}
 	for i+16 <= len(data) { // two words a step: one bounds check, the constants loaded once
 		w := data[i : i+16 : i+16]
 		if m := special(binary.LittleEndian.Uint64(w)); m != 0 {
@@ -94,6 +87,13 @@ func String(data []byte, i int) (int, bool, Code) {
 			goto attention
 		}
 		i += 16
+		if simdOn && i+64 <= len(data) { // a long string: 64 bytes a step
+			j, esc, done := stringBlocks(data, i)
+			if done {
+				return j, esc, OK
+			}
+			return stringRest(data, j, esc)
+		}
 	}
 	return stringRest(data, i, false)
 attention:

@@ -154,6 +154,15 @@ const (
 	stScalar        // data[i] should start a value the lane did not take: go back to it after
 )
 
+// runData is data as far as run may go: with the SIMD lane, up to where the lane takes over
+// (so that run does not scan a whole large container on its own), else all of it.
+func (s *Scanner) runData(data []byte, simdAt int) []byte {
+	if simdOn && simdAt < len(data) {
+		return data[:simdAt]
+	}
+	return data
+}
+
 // Composite scans the array or object opening at data[i]; depth containers are open around it.
 func (s *Scanner) Composite(data []byte, i, depth int) (int, Code) {
 	var (
@@ -162,7 +171,7 @@ func (s *Scanner) Composite(data []byte, i, depth int) (int, Code) {
 		c      Code
 		b      byte
 		st     int
-		simdAt int // the SIMD lane is tried again from this offset on
+		simdAt = i + 64 // the SIMD lane is tried from this offset on: not on small containers
 	)
 open: // data[i] is '{' or '['
 	if depth >= s.maxDepth {
@@ -201,11 +210,15 @@ key: // data[i] should open a member name
 		return i, c
 	}
 value: // data[i] should start a value
+	if simdOn && i >= simdAt && i+64 <= len(data) {
+		i, depth, obj, st = s.walk(data, i, base, depth, obj, stValue)
+		goto resume
+	}
 	switch b = data[i]; b {
 	case '{', '[':
 		goto open
 	case '"':
-		j, at := run(data, i, obj)
+		j, at := run(s.runData(data, simdAt), i, obj)
 		if at > 0 { // a string value from data[at] on needs more than run does
 			i, _, c = stringRest(data, at, false)
 			break
@@ -220,7 +233,7 @@ value: // data[i] should start a value
 			i = j // the common small integer, without a call
 			goto next
 		}
-		if j, at := run(data, i, obj); at > 0 {
+		if j, at := run(s.runData(data, simdAt), i, obj); at > 0 {
 			i, _, c = stringRest(data, at, false)
 			break
 		} else if j > i {
