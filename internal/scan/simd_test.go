@@ -195,20 +195,30 @@ func TestSIMDMutations(t *testing.T) {
 		shapes.All[4].Doc[:260] + "]", // eth
 		shapes.All[5].Doc[:400] + "]", // lsp
 		`{"a": [1, 2.5, -3e-2, true, false, null, {"b" : {"c":[[]], "d":{}}}, "x\u00e9y", "é"],` + "\n\t" +
-			`"e":[0,-0,10,200,3000,40000,500000,6000000,70000000,800000000,-1,-22,-333,-4444,1.0E+2],"f":"` +
+			`"e":[0,-0,10,200,3000,40000,500000,6000000,70000000,800000000,-1,-22,-333,-4444,1.0E+2,-19.99e+19,1234567890,0.9, 9 ],"f":"` +
 			strings.Repeat("z", 70) + `\\\\"}`,
 	}
-	subst := []byte{'"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', '0', '5', '-', '.', 'e', 'u', 'x', 0x01, 0xc3, 0xff}
+	subst := []byte{'"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', '0', '5', '-', '.', 'e', 'u', 'x', 'f', 0x01, 0xc3, 0xff}
+	// Composite hands a value to walk 64 bytes into it: each document also comes after such a
+	// prefix, where only the document is mutated.
+	prefix := `{"pad":"` + strings.Repeat("p", 64) + `","doc":`
 	for _, doc := range docs {
-		for k := 0; k < len(doc); k++ {
-			for _, c := range subst {
-				b := []byte(doc)
-				b[k] = c
-				same(t, b)
-				same(t, []byte(doc[:k]+string(c)+doc[k:]))
+		for _, pre := range []string{"", prefix} {
+			end := "}"
+			if pre == "" {
+				end = ""
 			}
-			same(t, []byte(doc[:k]+doc[k+1:]))
-			same(t, []byte(doc[:k]))
+			for k := len(pre); k < len(pre)+len(doc); k++ {
+				d := pre + doc + end
+				for _, c := range subst {
+					b := []byte(d)
+					b[k] = c
+					same(t, b)
+					same(t, []byte(d[:k]+string(c)+d[k:]))
+				}
+				same(t, []byte(d[:k]+d[k+1:]))
+				same(t, []byte(d[:k]))
+			}
 		}
 	}
 }
