@@ -7,6 +7,8 @@ package scan_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -218,6 +220,40 @@ func TestSIMDMutations(t *testing.T) {
 				}
 				same(t, []byte(d[:k]+d[k+1:]))
 				same(t, []byte(d[:k]))
+			}
+		}
+	}
+}
+
+// TestSIMDJSONTestSuite runs nst/JSONTestSuite's files (fuzz/testdata) through both paths,
+// as they are and between two 64-byte strings of an array (so that the lanes take them):
+// the same answers,
+// every y_ file valid and every n_ file invalid on the SIMD path.
+func TestSIMDJSONTestSuite(t *testing.T) {
+	defer restore(scan.SetSIMD(scan.AVX512))
+	skipPortable(t)
+	names, err := filepath.Glob("../../fuzz/testdata/jsontestsuite/*.json")
+	if err != nil || len(names) < 300 {
+		t.Fatalf("JSONTestSuite files: %d, %v", len(names), err)
+	}
+	pre := `["` + strings.Repeat("p", 64) + `",`
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		padded := []byte(pre + string(data) + `,"` + strings.Repeat("q", 64) + `"]`)
+		same(t, data)
+		same(t, padded)
+		scan.SetSIMD(scan.AVX512)
+		switch base := filepath.Base(n); base[0] {
+		case 'y':
+			if !scan.Valid(data, 0) || !scan.Valid(padded, 0) {
+				t.Errorf("%s: valid JSON rejected on the SIMD path", base)
+			}
+		case 'n':
+			if scan.Valid(data, 0) {
+				t.Errorf("%s: not JSON, accepted on the SIMD path", base)
 			}
 		}
 	}
