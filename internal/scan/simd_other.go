@@ -6,6 +6,9 @@ package scan
 // are compiled out, and the portable code is all there is (see simd_amd64.go).
 const simdOn = false
 
+// walkState is the SIMD lane's state in the Scanner: nothing without it.
+type walkState struct{}
+
 func stringBlocks(data []byte, i int) (j int, esc, done bool) { return i, false, false }
 
 func plainBlocks(data []byte, i int) (end, from int) { return 0, i }

@@ -41,6 +41,19 @@ const (
 	wOpenArr
 )
 
+// walkState is what walk needs seldom: kept in the Scanner, in memory, it leaves the
+// registers to what it needs for every token.
+type walkState struct {
+	inStr   uint64 // all ones when the next block starts inside a string
+	escNext uint64 // 1 when the next block's first byte is escaped
+	scNext  uint64 // 1 when the next block's first byte continues a number or literal
+	resume  int    // the state refill goes back to
+	openAt  int    // the bracket of the container just opened (wOpenObj, wOpenArr)
+	strAt   int    // the opening quote of the last string
+	strSt   int    // the state before that string (stKey or stValue)
+	endAt   int    // the end of the last number or literal
+}
+
 // scalarByte reports the bytes that can continue a number or a literal as far as the token
 // masks are concerned: anything but whitespace, a structural byte or a quote.
 var scalarByte = byteSet(func(b byte) bool { return !IsSpace(b) && !isStructural(b) && b != '"' })

@@ -19,21 +19,8 @@ type Scanner struct {
 	lax      bool // let bytes that are not UTF-8 through inside strings
 	badUTF8  bool // lax: a string held some since SetLimit
 	small    [smallStack]uint64
-	big      []uint64 // words beyond small, only when maxDepth > 64*smallStack
-	ws       walkState
-}
-
-// walkState is what the SIMD lane (walk, simd_walk_amd64.go) needs seldom: kept in the
-// Scanner, in memory, it leaves the registers to what it needs for every token.
-type walkState struct {
-	inStr   uint64 // all ones when the next block starts inside a string
-	escNext uint64 // 1 when the next block's first byte is escaped
-	scNext  uint64 // 1 when the next block's first byte continues a number or literal
-	resume  int    // the state refill goes back to
-	openAt  int    // the bracket of the container just opened (wOpenObj, wOpenArr)
-	strAt   int    // the opening quote of the last string
-	strSt   int    // the state before that string (stKey or stValue)
-	endAt   int    // the end of the last number or literal
+	ws       walkState // the SIMD lane's (empty without it; not last, so it takes no room)
+	big      []uint64  // words beyond small, only when maxDepth > 64*smallStack
 }
 
 // SetLimit applies maxDepth (<= 0 means DefaultMaxDepth), makes the Scanner strict and sizes the
