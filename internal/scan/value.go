@@ -6,7 +6,9 @@ package scan
 // It is a small state machine written with goto (open, key, value, next, closed) so that the
 // state lives in registers. A lax Scanner lets strings hold bytes that are not UTF-8 (as
 // encoding/json does); that case is handled only where a string scan failed, so the strict
-// path pays nothing for it.
+// path pays nothing for it. Built with GOEXPERIMENT=simd, Composite hands its value to the SIMD
+// lane (walk, simd_walk_amd64.go) once it is 64 bytes into it, and goes on from the state walk
+// hands back (resume); without the experiment simdOn is false and those branches compile away.
 
 // smallStack is how many 64-level words of the container bit stack live inside the Scanner.
 const smallStack = 16
