@@ -16,6 +16,20 @@
 // nested values (RFC 8259, UTF-8, a depth limit). Reading what was
 // validated: Skip (the end of a value, checking only quotes and brackets),
 // AppendUnescaped and DecodeEscape (the one unquoting of string contents).
+//
+// # SIMD
+//
+// Built with GOEXPERIMENT=simd on amd64 (Go 1.26's simd/archsimd), the
+// scanner gets SIMD lanes (simd_amd64.go, simd_walk_amd64.go): 64 bytes at a
+// time are classified into bit masks (AVX-512, or two AVX2 halves; the CPU is
+// checked at start-up) and Composite walks the tokens the masks give, strings
+// are scanned a block at a time, and runs of integers in arrays are checked
+// on the masks. They accept only what the portable code accepts and hand
+// anything else back to it, so every answer and error offset is the same on
+// both paths (FuzzSIMD compares them). The default build, and a CPU without
+// AVX2, use the portable code only:
+//
+//	GOEXPERIMENT=simd go build ./...
 package scan
 
 // DefaultMaxDepth is the nesting limit a Scanner applies when given none:

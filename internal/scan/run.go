@@ -107,6 +107,12 @@ func plainString(data []byte, i int) int {
 			return -i
 		}
 		i += 16
+		if simdOn && i+64 <= len(data) { // a long string: 64 bytes a step
+			var end int
+			if end, i = plainBlocks(data, i); end != 0 {
+				return end
+			}
+		}
 	}
 	return -i
 }

@@ -8,6 +8,8 @@ package scan
 //     path: escape for escapes, scanRune for multi-byte UTF-8. Plain ASCII runs cost about
 //     one load and a few ALU operations per 8 bytes.
 //   - Number, PlainInt, Literal and Scalar: the other single-token values.
+//   - With GOEXPERIMENT=simd, a string longer than 16 bytes goes on 64 bytes a step
+//     (stringBlocks, simd_amd64.go).
 //
 // value.go builds nested values on these (the Scanner); skip.go and unquote.go read values
 // that were validated.
@@ -87,6 +89,13 @@ func String(data []byte, i int) (int, bool, Code) {
 			goto attention
 		}
 		i += 16
+		if simdOn && i+64 <= len(data) { // a long string: 64 bytes a step
+			j, esc, done := stringBlocks(data, i)
+			if done {
+				return j, esc, OK
+			}
+			return stringRest(data, j, esc)
+		}
 	}
 	return stringRest(data, i, false)
 attention:
@@ -127,6 +136,13 @@ func laxRest(data []byte, i int, esc bool, c Code) (int, bool, Code) {
 func stringRest(data []byte, i int, esc bool) (int, bool, Code) {
 	var c Code
 	for {
+		if simdOn && i+64 <= len(data) {
+			var e, done bool
+			if i, e, done = stringBlocks(data, i); done {
+				return i, esc || e, OK
+			}
+			esc = esc || e
+		}
 		for i+8 <= len(data) {
 			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3

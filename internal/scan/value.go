@@ -6,7 +6,9 @@ package scan
 // It is a small state machine written with goto (open, key, value, next, closed) so that the
 // state lives in registers. A lax Scanner lets strings hold bytes that are not UTF-8 (as
 // encoding/json does); that case is handled only where a string scan failed, so the strict
-// path pays nothing for it.
+// path pays nothing for it. Built with GOEXPERIMENT=simd, Composite hands its value to the SIMD
+// lane (walk, simd_walk_amd64.go) once it is 64 bytes into it, and goes on from the state walk
+// hands back (resume); without the experiment simdOn is false and those branches compile away.
 
 // smallStack is how many 64-level words of the container bit stack live inside the Scanner.
 const smallStack = 16
@@ -19,7 +21,8 @@ type Scanner struct {
 	lax      bool // let bytes that are not UTF-8 through inside strings
 	badUTF8  bool // lax: a string held some since SetLimit
 	small    [smallStack]uint64
-	big      []uint64 // words beyond small, only when maxDepth > 64*smallStack
+	ws       walkState // the SIMD lane's (empty without it; not last, so it takes no room)
+	big      []uint64  // words beyond small, only when maxDepth > 64*smallStack
 }
 
 // SetLimit applies maxDepth (<= 0 means DefaultMaxDepth), makes the Scanner strict and sizes the
@@ -129,13 +132,35 @@ func (s *Scanner) lenient(data []byte, i int, c Code) (int, Code) {
 	return i, c
 }
 
+// The states Composite goes on from after its SIMD lane (walk, in simd_walk_amd64.go).
+const (
+	stValue  = iota // data[i:], after whitespace, should start a value
+	stKey           // ... a member name
+	stColon         // a member name ends at or before i: the ':' and whitespace
+	stNext          // a value ends at i
+	stOpen          // data[i] is a '{' or '[' to open (again)
+	stDone          // the container Composite scans ends at i
+	stScalar        // data[i] should start a value the lane did not take: go back to it after
+)
+
+// runData is data as far as run may go: with the SIMD lane, up to where the lane takes over
+// (so that run does not scan a whole large container on its own), else all of it.
+func (s *Scanner) runData(data []byte, simdAt int) []byte {
+	if simdOn && simdAt < len(data) {
+		return data[:simdAt]
+	}
+	return data
+}
+
 // Composite scans the array or object opening at data[i]; depth containers are open around it.
 func (s *Scanner) Composite(data []byte, i, depth int) (int, Code) {
 	var (
-		base = depth
-		obj  bool
-		c    Code
-		b    byte
+		base   = depth
+		obj    bool
+		c      Code
+		b      byte
+		st     int
+		simdAt = i + 64 // the SIMD lane is tried from this offset on: not on small containers
 	)
 open: // data[i] is '{' or '['
 	if depth >= s.maxDepth {
@@ -144,6 +169,10 @@ open: // data[i] is '{' or '['
 	obj = data[i] == '{'
 	s.push(depth, obj)
 	depth++
+	if simdOn && i >= simdAt && i+65 <= len(data) {
+		i, depth, obj, st = s.walk(data, i, base, depth, obj, stOpen)
+		goto resume
+	}
 	i = SkipWS(data, i+1)
 	if i >= len(data) {
 		return i, Truncated
@@ -170,11 +199,15 @@ key: // data[i] should open a member name
 		return i, c
 	}
 value: // data[i] should start a value
+	if simdOn && i >= simdAt && i+64 <= len(data) {
+		i, depth, obj, st = s.walk(data, i, base, depth, obj, stValue)
+		goto resume
+	}
 	switch b = data[i]; b {
 	case '{', '[':
 		goto open
 	case '"':
-		j, at := run(data, i, obj)
+		j, at := run(s.runData(data, simdAt), i, obj)
 		if at > 0 { // a string value from data[at] on needs more than run does
 			i, _, c = stringRest(data, at, false)
 			break
@@ -189,7 +222,7 @@ value: // data[i] should start a value
 			i = j // the common small integer, without a call
 			goto next
 		}
-		if j, at := run(data, i, obj); at > 0 {
+		if j, at := run(s.runData(data, simdAt), i, obj); at > 0 {
 			i, _, c = stringRest(data, at, false)
 			break
 		} else if j > i {
@@ -208,6 +241,10 @@ value: // data[i] should start a value
 		}
 	}
 next: // after a value inside the innermost open container
+	if simdOn && i >= simdAt && i+64 <= len(data) {
+		i, depth, obj, st = s.walk(data, i, base, depth, obj, stNext)
+		goto resume
+	}
 	if i = SkipWS(data, i); i >= len(data) {
 		return i, Truncated
 	}
@@ -232,4 +269,29 @@ closed: // a container just closed
 	}
 	obj = s.isObject(depth - 1)
 	goto next
+resume: // after the SIMD lane: go on in state st from data[i]
+	simdAt = i + 64
+	switch st {
+	case stScalar: // a number or literal the lane leaves to Number: back to it at once after
+		simdAt = i + 1
+		goto value
+	case stDone:
+		return i, OK
+	case stOpen:
+		goto open
+	case stColon: // as after String in key (no label there: it costs the portable path)
+		if i, c = ColonSlow(data, i); c != OK {
+			return i, c
+		}
+		goto value
+	case stNext:
+		goto next
+	}
+	if i = SkipWS(data, i); i >= len(data) {
+		return i, Truncated
+	}
+	if st == stKey {
+		goto key
+	}
+	goto value
 }

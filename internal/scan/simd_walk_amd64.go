@@ -1,0 +1,467 @@
+//go:build goexperiment.simd && amd64
+
+package scan
+
+// NOTE on walk, Composite's SIMD lane (simdjson's two stages, fused block by block).
+//
+// Stage 1 classifies 64 bytes into masks (classifyAll): quotes, backslashes, control and
+// non-ASCII bytes, structural bytes, whitespace. Backslash runs give the escaped bytes
+// (carrying an odd run into the next block), the unescaped quotes give by prefix XOR the
+// bytes inside strings (carried too), and from those: the structural bytes outside strings,
+// the opening quotes, the first byte of each run of other bytes outside strings (a number
+// or a literal), and the "problems" inside strings: control and non-ASCII bytes, escapes
+// of anything else than "\/bfnrtu, \u without four hex digits. These are the tokens.
+//
+// Stage 2 walks the tokens in order through the state machine Composite has (value, key,
+// colon, next, and the two just-opened states), pushing and popping the same bit stack.
+// Numbers and literals are checked where they start (run's SWAR integer test, else Scalar),
+// and what follows them must not be part of them. A string is one token: its contents were
+// checked by the masks, and a problem inside it is a token of its own.
+//
+// At anything it does not accept (a problem in a string, a token the state does not allow,
+// a number or literal that is not valid, the depth limit) and when fewer than 64 bytes are
+// left, walk hands back to Composite the state it was in before that token (before the
+// string, for a problem inside one), with the offset to go on from. Composite's portable
+// code then reports the error, or goes on (valid UTF-8, the last bytes), exactly as if it
+// had scanned everything itself: walk accepted only what it would have accepted.
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"simd/archsimd"
+)
+
+// walk's own states; those Composite goes on from are the st* constants of value.go.
+const (
+	wValue = iota
+	wKey
+	wColon
+	wNext
+	wOpenObj
+	wOpenArr
+)
+
+// walkState is what walk needs seldom: kept in the Scanner, in memory, it leaves the
+// registers to what it needs for every token.
+type walkState struct {
+	inStr   uint64 // all ones when the next block starts inside a string
+	escNext uint64 // 1 when the next block's first byte is escaped
+	scNext  uint64 // 1 when the next block's first byte continues a number or literal
+	resume  int    // the state refill goes back to
+	openAt  int    // the bracket of the container just opened (wOpenObj, wOpenArr)
+	strAt   int    // the opening quote of the last string
+	strSt   int    // the state before that string (stKey or stValue)
+	endAt   int    // the end of the last number or literal
+}
+
+// scalarByte reports the bytes that can continue a number or a literal as far as the token
+// masks are concerned: anything but whitespace, a structural byte or a quote.
+var scalarByte = byteSet(func(b byte) bool { return !IsSpace(b) && !isStructural(b) && b != '"' })
+
+func isStructural(b byte) bool {
+	return b == '{' || b == '}' || b == '[' || b == ']' || b == ':' || b == ','
+}
+
+// walk goes on with the container at depth-1 (obj if an object) from data[i], in state st
+// (stNext: a value ends at i; stValue: data[i] starts a value; stOpen: data[i] is the '{' or
+// '[' just opened and pushed). It
+// returns where and in which state (st* of value.go) Composite goes on; depth and obj as they
+// are there (for stOpen, those before the container at i was opened).
+//
+// Stage 2 is a goto state machine, as Composite is: the state is where the code is, and each
+// state takes the next token (tz of the mask) and checks only the bytes it allows.
+func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
+	var (
+		b    = i - 64 // the block's first byte (refill moves it on first)
+		tok  uint64   // the tokens of the block not taken yet
+		prob uint64   // the problems inside strings among them
+		at   int      // the offset of the token taken
+		k    int
+		c    byte
+		w    = &s.ws // what is seldom needed lives in memory, leaving the registers to the above
+	)
+	*w = walkState{resume: wNext}
+	switch st {
+	case stOpen:
+		w.openAt, b, w.resume = i, i+1-64, wOpenArr
+		if obj {
+			w.resume = wOpenObj
+		}
+	case stValue:
+		w.resume = wValue
+	}
+	goto refill
+
+value: // a value
+	if tok == 0 {
+		w.resume = wValue
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	c = data[at]
+	if c == '"' {
+		w.strAt, w.strSt = at, stValue
+		goto next
+	}
+	if c == '{' || c == '[' {
+		goto open
+	}
+	if c == ']' || c == '}' || c == ':' || c == ',' {
+		return at, depth, obj, stValue
+	}
+	goto scalar
+
+key: // a member name
+	if tok == 0 {
+		w.resume = wKey
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	if data[at] != '"' {
+		return at, depth, obj, stKey
+	}
+	w.strAt, w.strSt = at, stKey
+	goto colon
+
+colon: // after a member name
+	if tok == 0 {
+		w.resume = wColon
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	if prob>>k&1 != 0 {
+		return w.strAt, depth, obj, w.strSt
+	}
+	at = b + k
+	if data[at] != ':' {
+		return at, depth, obj, stColon
+	}
+	goto value
+
+next: // after a value
+	if tok == 0 {
+		w.resume = wNext
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	if prob>>k&1 != 0 {
+		return w.strAt, depth, obj, w.strSt
+	}
+	at = b + k
+	if c = data[at]; c == ',' {
+		if obj {
+			goto key
+		}
+		goto value
+	}
+	if c == '}' && obj || c == ']' && !obj {
+		goto close
+	}
+	return at, depth, obj, stNext
+
+openObj: // after '{'
+	if tok == 0 {
+		w.resume = wOpenObj
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	if c = data[at]; c == '"' {
+		w.strAt, w.strSt = at, stKey
+		goto colon
+	}
+	if c == '}' {
+		goto close
+	}
+	return w.openAt, depth - 1, obj, stOpen
+
+openArr: // after '['
+	if tok == 0 {
+		w.resume = wOpenArr
+		goto refill
+	}
+	k = bits.TrailingZeros64(tok)
+	tok &= tok - 1
+	at = b + k
+	switch c = data[at]; c {
+	case '"':
+		w.strAt, w.strSt = at, stValue
+		goto next
+	case '{', '[':
+		goto open
+	case ']':
+		goto close
+	case '}', ':', ',':
+		return w.openAt, depth - 1, obj, stOpen
+	}
+	goto scalar
+
+open: // data[at] is '{' or '[', where a value may start
+	if depth >= s.maxDepth {
+		return at, depth, obj, stValue
+	}
+	obj = c == '{'
+	s.push(depth, obj)
+	depth++
+	w.openAt = at
+	if obj {
+		goto openObj
+	}
+	goto openArr
+
+close: // data[at] closes the innermost container
+	depth--
+	if depth == base {
+		return at + 1, depth, obj, stDone
+	}
+	obj = s.isObject(depth - 1)
+	goto next
+
+scalar: // data[at] should start a number or a literal, where a value may start
+	if at+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[at:])
+		if c-'0' < 10 {
+			if n := shortInt(x); n != 0 {
+				w.endAt = at + n
+				if !obj && data[at+n] == ',' && at+n+64 <= len(data) {
+					goto ints
+				}
+				goto next
+			}
+		} else if uint32(x) == 't'|'r'<<8|'u'<<16|'e'<<24 || uint32(x) == 'n'|'u'<<8|'l'<<16|'l'<<24 {
+			if scalarByte[byte(x>>32)] {
+				return at, depth, obj, stScalar
+			}
+			w.endAt = at + 4
+			goto next
+		} else if uint32(x) == 'f'|'a'<<8|'l'<<16|'s'<<24 && byte(x>>32) == 'e' {
+			if scalarByte[byte(x>>40)] {
+				return at, depth, obj, stScalar
+			}
+			w.endAt = at + 5
+			goto next
+		}
+	}
+	if c == '-' || c-'0' < 10 {
+		goto scalarSlow
+	}
+	return at, depth, obj, stScalar
+
+ints: // data[at] starts an integer and a ',' follows, in an array: intBlocks, written out
+	// (no call: a call anywhere in walk makes the compiler spill its registers on hot paths)
+	k = at // the start of the next block
+	for k+64 <= len(data) {
+		var dig, comma, minus, zero uint64
+		p := (*[64]byte)(data[k : k+64])
+		if avx512 {
+			v := archsimd.LoadUint8x64(p)
+			dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
+			comma = v.Equal(archsimd.LoadUint8x64(&kComma)).ToBits()
+			minus = v.Equal(archsimd.LoadUint8x64(&kMinus)).ToBits()
+			zero = v.Equal(archsimd.LoadUint8x64(&k30)).ToBits()
+		} else {
+			v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+			v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+			c := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+			n := archsimd.LoadUint8x32((*[32]byte)(k09[:32]))
+			d0, d1 := v0.Sub(c), v1.Sub(c) // a digit when min(d, 9) == d: AVX2 compares only signed
+			dig = uint64(d0.Min(n).Equal(d0).ToBits()) | uint64(d1.Min(n).Equal(d1).ToBits())<<32
+			zero = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
+			c = archsimd.LoadUint8x32((*[32]byte)(kComma[:32]))
+			comma = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
+			c = archsimd.LoadUint8x32((*[32]byte)(kMinus[:32]))
+			minus = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
+		}
+		cm := comma
+		if other := ^(dig | comma | minus); other != 0 {
+			cm &= 1<<bits.TrailingZeros64(other) - 1
+		}
+		if cm == 0 {
+			break
+		}
+		last := 63 - bits.LeadingZeros64(cm)
+		if intBad(dig, comma, minus, zero)&(uint64(2)<<last-1) != 0 {
+			break
+		}
+		k += last + 1
+	}
+	if k > at { // integers up to the ',' at k-1
+		b, tok, w.inStr, w.escNext, w.scNext, w.resume = k-1-64, 0, 0, 0, 0, wNext
+		goto refill
+	}
+	goto next
+
+scalarSlow: // anything else than a short integer that a ',', ']' or '}' follows: Number,
+	// written out (a call would cost the spills above). Anything it does not take, Composite
+	// takes (and calls walk again after it). From openArr too: '[', whitespace, then anything
+	// but ']' is a value for Composite.
+	k = at
+	if c == '-' {
+		k++
+	}
+	if k >= len(data) {
+		return at, depth, obj, stScalar
+	}
+	if c = data[k]; c == '0' {
+		k++
+	} else if c-'1' < 9 {
+		for k++; k < len(data) && data[k]-'0' < 10; k++ {
+		}
+	} else {
+		return at, depth, obj, stScalar
+	}
+	if k < len(data) && data[k] == '.' {
+		if k++; k >= len(data) || data[k]-'0' >= 10 {
+			return at, depth, obj, stScalar
+		}
+		for k++; k < len(data) && data[k]-'0' < 10; k++ {
+		}
+	}
+	if k < len(data) && data[k]|0x20 == 'e' {
+		if k++; k < len(data) && (data[k] == '+' || data[k] == '-') {
+			k++
+		}
+		if k >= len(data) || data[k]-'0' >= 10 {
+			return at, depth, obj, stScalar
+		}
+		for k++; k < len(data) && data[k]-'0' < 10; k++ {
+		}
+	}
+	if k >= len(data) || scalarByte[data[k]] {
+		return at, depth, obj, stScalar
+	}
+	w.endAt = k
+	goto next
+
+refill: // the next block's tokens, then back to state w.resume
+	b += 64
+	if b+64 > len(data) {
+		goto last
+	}
+	{
+		// classifyAll and classifyEscapes, written out: a call here would spill the walk's
+		// state to the stack and back on every block.
+		p := (*[64]byte)(data[b : b+64])
+		var q, bs, low, stc, ws uint64
+		if avx512 {
+			v := archsimd.LoadUint8x64(p)
+			c20 := archsimd.LoadUint8x64(&k20)
+			q = v.Equal(archsimd.LoadUint8x64(&kQuote)).ToBits()
+			bs = v.Equal(archsimd.LoadUint8x64(&kBackslash)).ToBits()
+			low = v.AsInt8x64().Less(c20.AsInt8x64()).ToBits()
+			ws = archsimd.LoadUint8x64(&tWS).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v).ToBits()
+			stc = archsimd.LoadUint8x64(&tOp).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v.Or(c20)).ToBits()
+		} else {
+			v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+			v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+			c20 := archsimd.LoadUint8x32((*[32]byte)(k20[:32]))
+			k := archsimd.LoadUint8x32((*[32]byte)(kQuote[:32]))
+			q = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(kBackslash[:32]))
+			bs = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+			low = uint64(v0.AsInt8x32().Less(c20.AsInt8x32()).ToBits()) | uint64(v1.AsInt8x32().Less(c20.AsInt8x32()).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(tWS[:32]))
+			ws = uint64(k.PermuteOrZeroGrouped(v0.AsInt8x32()).Equal(v0).ToBits()) |
+				uint64(k.PermuteOrZeroGrouped(v1.AsInt8x32()).Equal(v1).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(tOp[:32]))
+			stc = uint64(k.PermuteOrZeroGrouped(v0.AsInt8x32()).Equal(v0.Or(c20)).ToBits()) |
+				uint64(k.PermuteOrZeroGrouped(v1.AsInt8x32()).Equal(v1.Or(c20)).ToBits())<<32
+		}
+		escaped := w.escNext
+		if bs != 0 {
+			pot := bs &^ w.escNext
+			t := (pot<<1 | oddBits) - pot ^ oddBits
+			escaped = t ^ (bs | w.escNext)
+			w.escNext = (t & bs) >> 63
+		} else {
+			w.escNext = 0
+		}
+		qr := q &^ escaped
+		in := prefixXor(qr) ^ w.inStr
+		w.inStr = uint64(int64(in) >> 63)
+		outside := ^(in | qr)
+		sc := ^(stc | ws | q) & outside
+		prob = in & low
+		if e := escaped & in; e != 0 {
+			var valid, u, hex uint64
+			if avx512 {
+				v := archsimd.LoadUint8x64(p)
+				nib := archsimd.LoadUint8x64(&k0F)
+				lo := archsimd.LoadUint8x64(&tEscLo).PermuteOrZeroGrouped(v.And(nib).AsInt8x64())
+				hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(nib).AsInt8x64())
+				m := lo.And(hi)
+				zero := archsimd.Uint8x64{}
+				valid = m.And(nib).NotEqual(zero).ToBits()
+				hex = m.And(archsimd.LoadUint8x64(&k30)).NotEqual(zero).ToBits()
+				u = v.Equal(archsimd.LoadUint8x64(&kU)).ToBits()
+			} else {
+				v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+				v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+				nib := archsimd.LoadUint8x32((*[32]byte)(k0F[:32]))
+				tlo := archsimd.LoadUint8x32((*[32]byte)(tEscLo[:32]))
+				thi := archsimd.LoadUint8x32((*[32]byte)(tEscHi[:32]))
+				m0 := tlo.PermuteOrZeroGrouped(v0.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v0.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32()))
+				m1 := tlo.PermuteOrZeroGrouped(v1.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v1.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32()))
+				zero := archsimd.Uint8x32{}
+				valid = ^(uint64(m0.And(nib).Equal(zero).ToBits()) | uint64(m1.And(nib).Equal(zero).ToBits())<<32)
+				c30 := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+				hex = ^(uint64(m0.And(c30).Equal(zero).ToBits()) | uint64(m1.And(c30).Equal(zero).ToBits())<<32)
+				cu := archsimd.LoadUint8x32((*[32]byte)(kU[:32]))
+				u = uint64(v0.Equal(cu).ToBits()) | uint64(v1.Equal(cu).ToBits())<<32
+			}
+			us := e & u
+			nh := ^hex
+			prob |= e&^valid | us&(nh>>1|nh>>2|nh>>3|nh>>4)
+			for late := us >> 60; late != 0; late &= late - 1 { // hex digits past the block
+				k := 60 + bits.TrailingZeros64(late)
+				if !hex4(data, b+k+1) {
+					prob |= 1 << k
+				}
+			}
+		}
+		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
+		w.scNext = sc >> 63
+	}
+	switch w.resume {
+	case wValue:
+		goto value
+	case wKey:
+		goto key
+	case wColon:
+		goto colon
+	case wNext:
+		goto next
+	case wOpenObj:
+		goto openObj
+	}
+	goto openArr
+
+last: // fewer than 64 bytes left: Composite goes on from the first byte not scanned
+	if w.inStr != 0 {
+		return w.strAt, depth, obj, w.strSt
+	}
+	b = max(b, w.endAt)
+	switch w.resume {
+	case wValue:
+		return b, depth, obj, stValue
+	case wKey:
+		return b, depth, obj, stKey
+	case wColon:
+		return b, depth, obj, stColon
+	case wNext:
+		return b, depth, obj, stNext
+	}
+	return w.openAt, depth - 1, obj, stOpen
+}
+
+// hex4 reports whether data[i:i+4] are four hex digits.
+func hex4(data []byte, i int) bool {
+	return i+4 <= len(data) && hexDigit[data[i]] && hexDigit[data[i+1]] && hexDigit[data[i+2]] && hexDigit[data[i+3]]
+}
