@@ -11,6 +11,7 @@ package dispatch
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/encode"
@@ -38,6 +39,9 @@ type conn struct {
 	// streamer offers a Streamer to a handler that takes its
 	// ResultWriter (engineconn.StreamKey); nil: none.
 	streamer func() engineconn.Streamer
+	// fwds are the forwards under way that Cancel ends (forward_async.go).
+	fmu  sync.Mutex
+	fwds *Answer
 }
 
 var _ engineconn.Impl = (*conn)(nil)
@@ -131,6 +135,7 @@ func (c *conn) cancel() {
 	if d := c.done.Load(); d != nil {
 		d.cancel()
 	}
+	c.cancelForwards()
 }
 
 // makeDone makes the connection's cancelable context, a child of the

@@ -17,6 +17,9 @@ type routed struct {
 	size  int     // the message's bytes
 	batch int     // the batch's members (0: not a batch)
 	fwd   bool    // for the Forwarder (forward.go)
+
+	charged bool   // its client's rate was charged (forward_async.go)
+	ans     Answer // for an AsyncForwarder (forward_async.go)
 }
 
 func (r *routed) Route() engineconn.Route { return r.route }
@@ -48,7 +51,7 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]
 			dst = out
 			break
 		}
-		r := e.routed(s, forwardRoute(m), nil, len(msg), 0)
+		r := e.routed(s, e.forwardRoute(m), nil, len(msg), 0)
 		r.fwd = true
 		return dst, r
 	case m.Kind == decode.Batch:

@@ -74,6 +74,7 @@ type Gateway struct {
 	policy   cache.Policy
 	probe    Probe
 	health   health
+	local    bool // the store is in this process (*cache.Memory): async.go
 
 	states sync.Pool     // *fwdState
 	next   atomic.Uint32 // round robin of subscriptions (subscribe.go)
@@ -94,6 +95,7 @@ func New(opts *Options) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{t: t, timeouts: opts.MethodTimeouts, store: opts.Cache, policy: opts.CachePolicy, probe: opts.Probe}
+	_, g.local = opts.Cache.(*cache.Memory)
 	g.states.New = func() any { return new(fwdState) }
 	g.health.init(t)
 	return g, nil
@@ -176,6 +178,9 @@ func (g *Gateway) forwardOne(ctx context.Context, dst []byte, m *decode.Message)
 
 // timeout returns the bound of a call of method on route r.
 func (g *Gateway) timeout(r *route, method []byte) time.Duration {
+	if len(g.timeouts) == 0 {
+		return r.timeout
+	}
 	if d, ok := g.timeouts[string(method)]; ok {
 		return d
 	}
