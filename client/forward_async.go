@@ -314,3 +314,55 @@ func (f *Forward) Drop() {
 	f.done, f.method = nil, ""
 	f.p.forwards.Put(f)
 }
+
+// ForwardTimeout is ForwardRaw bounded by timeout (0: by ctx only), which
+// costs no context: the call is a Forward, whose timer is pooled with it,
+// and the caller waits for its Completion. Where NewForward cannot take
+// the call (an HTTP endpoint, a hedged method) it is ForwardRaw under
+// context.WithTimeout.
+func (p *Pool) ForwardTimeout(ctx context.Context, dst []byte, method string, params []byte, timeout time.Duration) ([]byte, error) {
+	if timeout <= 0 {
+		return p.ForwardRaw(ctx, dst, method, params)
+	}
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
+	w, _ := waiters.Get().(*waiter)
+	if w == nil {
+		w = &waiter{ch: make(chan struct{}, 1)}
+	}
+	f := p.NewForward(method, w)
+	if f == nil {
+		waiters.Put(w)
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return p.ForwardRaw(tctx, dst, method, params)
+	}
+	token := f.Token()
+	f.Start(dst, params, timeout)
+	select {
+	case <-w.ch:
+	case <-ctx.Done():
+		f.Cancel(token)
+		<-w.ch
+	}
+	res, err := w.res, w.err
+	w.res, w.err = nil, nil
+	waiters.Put(w)
+	return res, err
+}
+
+// waiter is the Completion of a Forward someone waits for
+// (ForwardTimeout).
+type waiter struct {
+	ch  chan struct{}
+	res []byte
+	err error
+}
+
+var waiters sync.Pool // *waiter
+
+func (w *waiter) ForwardDone(res []byte, err error) {
+	w.res, w.err = res, err
+	w.ch <- struct{}{}
+}

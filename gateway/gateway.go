@@ -189,18 +189,10 @@ func (g *Gateway) timeout(r *route, method []byte) time.Duration {
 
 // call makes one call on r's group, under timeout, and counts it.
 func (g *Gateway) call(ctx context.Context, r *route, timeout time.Duration, dst []byte, method string, params []byte) ([]byte, error) {
-	t0 := time.Now()
-	var out []byte
-	var err error
-	if timeout > 0 {
-		tctx, cancel := context.WithTimeout(ctx, timeout)
-		out, err = r.group.Pool.ForwardRaw(tctx, dst, method, params)
-		cancel()
-	} else {
-		out, err = r.group.Pool.ForwardRaw(ctx, dst, method, params)
-	}
+	t0 := mono()
+	out, err := r.group.Pool.ForwardTimeout(ctx, dst, method, params, timeout)
 	r.calls.Add(1)
-	r.latency.Add(int64(time.Since(t0)))
+	r.latency.Add(int64(mono() - t0))
 	if err != nil {
 		countError(r, err)
 	}
