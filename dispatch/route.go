@@ -47,8 +47,11 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, dst, msg []byte) ([]
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case e.forwards(m):
-		if out, ok := e.forwardInline(ctx, p, s, dst, m); ok { // a cache hit (forward_inline.go)
+		if out, ok := e.forwardInline(ctx, p, s, dst, m); ok { // cache hits (forward_inline.go)
 			dst = out
+			if m.Kind == decode.Batch {
+				batch = s.p.BatchLen()
+			}
 			break
 		}
 		r := e.routed(s, e.forwardRoute(m), nil, len(msg), 0)
