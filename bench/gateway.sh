@@ -10,18 +10,51 @@
 # ratio to the uncached proxy (same listener) is printed under the table.
 #
 #   bench/gateway.sh [ROUNDS] [SECONDS]     (defaults 3 and 2)
+#   BASE=REV bench/gateway.sh ...           (adds jetrpc proxy built at REV)
+#   bench/gateway.sh go BASE [ROUNDS]       (BenchmarkGateway, BASE vs the
+#                                            work tree, interleaved, benchstat)
 #
 # Needs go and python3. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-3}
-SECS=${2:-2}
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
+
+# base REV: the source tree at REV, in $tmp/base.
+base() {
+	mkdir -p "$tmp/base"
+	git archive "$1" | tar -x -C "$tmp/base"
+}
+
+if [ "${1:-}" = go ]; then
+	# One call at a time over loopback TCP, direct and through the
+	# gateway, in one process (bench/gateway_test.go, copied into BASE's
+	# tree): ROUNDS rounds, the two binaries taking turns.
+	base "$2"
+	cp bench/gateway_test.go "$tmp/base/bench/"
+	(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./bench)
+	go test -c -o "$tmp/new.test" ./bench
+	for _ in $(seq "${3:-10}"); do
+		for v in base new; do
+			(cd bench && "$tmp/$v.test" -test.run '^$' -test.bench '^BenchmarkGateway$' -test.benchtime 20000x \
+				-test.benchmem >>"$tmp/$v.txt")
+		done
+	done
+	command -v benchstat >/dev/null || go install golang.org/x/perf/cmd/benchstat@latest
+	"$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")" base="$tmp/base.txt" new="$tmp/new.txt"
+	exit 0
+fi
+
+ROUNDS=${1:-3}
+SECS=${2:-2}
 go build -o "$tmp/jetrpc" ./cmd/jetrpc
 go build -o "$tmp/revproxy" ./bench/revproxy
+if [ -n "${BASE:-}" ]; then
+	base "$BASE"
+	(cd "$tmp/base" && go build -o "$tmp/jetrpc-base" ./cmd/jetrpc)
+fi
 
 # start NAME CMD... : runs CMD, waits for its listening lines, sets
 # ADDR_<NAME>_<KIND> for each.
@@ -38,6 +71,9 @@ start rp "$tmp/revproxy" --upstream "http://$ADDR_up_http/"
 start gwt "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
 start gwc "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe "" --cache subtract=1h
 start gwh "$tmp/jetrpc" proxy --upstream "http://$ADDR_up_http/" --tcp "" --http 127.0.0.1:0 --probe ""
+if [ -n "${BASE:-}" ]; then
+	start gwb "$tmp/jetrpc-base" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
+fi
 
 # name transport target
 targets=(
@@ -50,6 +86,9 @@ targets=(
 	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp"
 	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp"
 )
+if [ -n "${BASE:-}" ]; then
+	targets+=("jetrpc proxy @$BASE, TCP upstream|http|$ADDR_gwb_http" "jetrpc proxy @$BASE, TCP upstream|tcp|$ADDR_gwb_tcp")
+fi
 out="$tmp/results.jsonl"
 for round in $(seq "$ROUNDS"); do
 	for mix in small batch10; do
