@@ -4,7 +4,11 @@
 # the targets interleaved round by round. For each of HTTP and TCP, single
 # calls (small) and batches of 10 (batch10): calls/s under load (32 conns x
 # 16 in flight) and p50 at one call at a time (the latency a proxy adds),
-# then the proxy's memory per idle client connection. "cache hits" is the
+# then the proxy's memory per idle client connection. At one call at a time
+# it also counts, for the process that serves the target (the upstream for
+# "direct"), its threads' voluntary context switches and its CPU time per
+# message (a batch is one): figures the machine's load hardly moves, where
+# each goroutine hand-off from idle costs a switch. "cache hits" is the
 # TCP-upstream proxy with --cache for the mixes' method (subtract): after
 # the first call every call is a hit, the upstream never sees it; its
 # ratio to the uncached proxy (same listener) is printed under the table.
@@ -75,31 +79,38 @@ if [ -n "${BASE:-}" ]; then
 	start gwb "$tmp/jetrpc-base" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
 fi
 
-# name transport target
+# name transport target process (the one that serves the target: its
+# context switches and CPU time per call are counted at one call at a time)
 targets=(
-	"direct|http|$ADDR_up_http"
-	"ReverseProxy|http|$ADDR_rp_http"
-	"jetrpc proxy, TCP upstream|http|$ADDR_gwt_http"
-	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http"
-	"jetrpc proxy, cache hits|http|$ADDR_gwc_http"
-	"direct|tcp|$ADDR_up_tcp"
-	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp"
-	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp"
+	"direct|http|$ADDR_up_http|$PID_up"
+	"ReverseProxy|http|$ADDR_rp_http|$PID_rp"
+	"jetrpc proxy, TCP upstream|http|$ADDR_gwt_http|$PID_gwt"
+	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http|$PID_gwh"
+	"jetrpc proxy, cache hits|http|$ADDR_gwc_http|$PID_gwc"
+	"direct|tcp|$ADDR_up_tcp|$PID_up"
+	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp|$PID_gwt"
+	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp|$PID_gwc"
 )
 if [ -n "${BASE:-}" ]; then
-	targets+=("jetrpc proxy @$BASE, TCP upstream|http|$ADDR_gwb_http" "jetrpc proxy @$BASE, TCP upstream|tcp|$ADDR_gwb_tcp")
+	targets+=("jetrpc proxy @$BASE, TCP upstream|http|$ADDR_gwb_http|$PID_gwb" "jetrpc proxy @$BASE, TCP upstream|tcp|$ADDR_gwb_tcp|$PID_gwb")
 fi
+# switches PID: the voluntary context switches of all its threads;
+# cputicks PID: its user and system time, in clock ticks.
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n + 0}'; }
+cputicks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 out="$tmp/results.jsonl"
 for round in $(seq "$ROUNDS"); do
 	for mix in small batch10; do
 		for load in "32 16" "1 1"; do
 			set -- $load
 			for t in "${targets[@]}"; do
-				IFS='|' read -r name transport addr <<<"$t"
+				IFS='|' read -r name transport addr pid <<<"$t"
+				sw0=$(switches "$pid") cpu0=$(cputicks "$pid")
 				"$tmp/jetrpc" bench --target "$addr" --transport "$transport" --mix "$mix" --conns "$1" --pipeline "$2" \
-					--duration "${SECS}s" --rounds 1 --json 2>/dev/null |
-					python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["servers"][0]; print(json.dumps({"name":sys.argv[1],"transport":sys.argv[2],"mix":sys.argv[3],"conns":int(sys.argv[4]),"rps":s["req_per_s"],"p50":s["latency_us"]["p50"],"failed":s["failed"]+s["errors"]+s["unanswered"]}))' \
-						"$name" "$transport" "$mix" "$1" >>"$out"
+					--duration "${SECS}s" --rounds 1 --json 2>/dev/null >"$tmp/run.json"
+				sw1=$(switches "$pid") cpu1=$(cputicks "$pid")
+				python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["servers"][0]; a=sys.argv; print(json.dumps({"name":a[2],"transport":a[3],"mix":a[4],"conns":int(a[5]),"rps":s["req_per_s"],"p50":s["latency_us"]["p50"],"failed":s["failed"]+s["errors"]+s["unanswered"],"ok":s["ok"],"switches":int(a[6]),"cpu_us":int(a[7])*1e6/int(a[8])}))' \
+					"$tmp/run.json" "$name" "$transport" "$mix" "$1" $((sw1 - sw0)) $((cpu1 - cpu0)) "$(getconf CLK_TCK)" >>"$out"
 			done
 		done
 	done
@@ -129,8 +140,8 @@ python3 - "$out" "$tmp/mem.txt" <<'PY'
 import json, sys, statistics
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(xs): return statistics.median(xs)
-print("| client | through | mix | calls/s (32x16) | vs ReverseProxy | p50 µs (1x1) | p50 added µs |")
-print("|---|---|---|---:|---:|---:|---:|")
+print("| client | through | mix | calls/s (32x16) | vs ReverseProxy | p50 µs (1x1) | p50 added µs | switches/msg (1x1) | CPU µs/msg (1x1) |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|")
 for transport in ("http", "tcp"):
     for mix in ("small", "batch10"):
         sel = [r for r in rows if r["transport"] == transport and r["mix"] == mix]
@@ -141,15 +152,17 @@ for transport in ("http", "tcp"):
         for n in names:
             load = [r for r in sel if r["name"] == n and r["conns"] == 32]
             lat = [r for r in sel if r["name"] == n and r["conns"] == 1]
-            stat[n] = (med([r["rps"] for r in load]), med([r["p50"] for r in lat]), sum(r["failed"] for r in load + lat))
+            msgs = sum(r.get("ok", 0) for r in lat) or 1
+            stat[n] = (med([r["rps"] for r in load]), med([r["p50"] for r in lat]), sum(r["failed"] for r in load + lat),
+                       sum(r.get("switches", 0) for r in lat) / msgs, sum(r.get("cpu_us", 0) for r in lat) / msgs)
         calls = 10 if mix == "batch10" else 1
         rp = stat.get("ReverseProxy")
         for n in names:
-            rps, p50, failed = stat[n]
+            rps, p50, failed, sw, cpu = stat[n]
             ratio = "%.2fx" % (rps / rp[0]) if rp and n != "ReverseProxy" and n != "direct" else ""
             added = "" if n == "direct" else "%.0f" % (p50 - stat["direct"][1])
             note = " (%d failed)" % failed if failed else ""
-            print("| %s | %s | %s | %.0f%s | %s | %.0f | %s |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added))
+            print("| %s | %s | %s | %.0f%s | %s | %.0f | %s | %.1f | %.0f |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added, sw, cpu))
 print()
 for transport in ("http", "tcp"):
     for mix in ("small", "batch10"):
