@@ -110,7 +110,7 @@ func TestForwardInlineBatch(t *testing.T) {
 		held <- err
 	}()
 	time.Sleep(100 * time.Millisecond) // the holding batch is on the worker
-	waitFor(t, func() bool { // a batch that needs a worker is refused: it is held
+	waitFor(t, func() bool {           // a batch that needs a worker is refused: it is held
 		b := c.NewBatch()
 		x := b.CallRaw("subtract", []byte(`[2,1]`))
 		var re *encode.Error
