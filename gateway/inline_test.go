@@ -110,7 +110,8 @@ func TestForwardInlineBatch(t *testing.T) {
 		held <- err
 	}()
 	time.Sleep(100 * time.Millisecond) // the holding batch is on the worker
-	waitFor(t, func() bool {           // a batch that needs a worker is refused: it is held
+	// A batch that needs a worker is refused meanwhile: the worker is held.
+	waitFor(t, func() bool {
 		b := c.NewBatch()
 		x := b.CallRaw("subtract", []byte(`[2,1]`))
 		var re *encode.Error
