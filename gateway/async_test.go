@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
@@ -289,22 +290,8 @@ func TestForwardTimeoutAsync(t *testing.T) {
 	if !strings.Contains(want, `"id":"x\u0041","error":{"code":-32003`) {
 		t.Fatalf("the worker path answers %s", want)
 	}
-	nc, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	t0 := time.Now()
-	if _, err := nc.Write([]byte(msg + "\n")); err != nil {
-		t.Fatal(err)
-	}
-	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 512)
-	n, err := nc.Read(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.TrimSpace(string(buf[:n])); got != want {
+	if got := rawCall(t, addr, msg); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	if d := time.Since(t0); d > time.Second {
@@ -385,4 +372,53 @@ func stacksHold(names ...string) bool {
 		}
 	}
 	return false
+}
+
+// TestForwardMaxResponse: an upstream's answer over the engine's
+// MaxResponse is answered with the error that says so and the client's
+// id, on the worker path and the asynchronous one alike; the counters of
+// the route and the pool count every call.
+func TestForwardMaxResponse(t *testing.T) {
+	u := newSlowUpstream(t, "a")
+	g := slowGroup(t, nil, u)
+	gw := newGateway(t, &gateway.Options{Default: g, Timeout: 5 * time.Second})
+	e := dispatch.New(&dispatch.Options{Forward: gw, MaxResponse: 100})
+	t.Cleanup(e.Close)
+	_, addr := serveTCP(t, e)
+	big := `["` + strings.Repeat("x", 200) + `"]`
+	msg := `{"jsonrpc":"2.0","id":"q","method":"echo","params":` + big + `}`
+	want := string(e.Process(nil, []byte(msg)))
+	if !strings.HasPrefix(want, `{"jsonrpc":"2.0","id":"q","error":`) || !strings.Contains(want, "response over 100 bytes") {
+		t.Fatalf("worker path: %s", want)
+	}
+	if got := rawCall(t, addr, msg); got != want {
+		t.Errorf("async path: %s\nwant %s", got, want)
+	}
+	res, err := dialTCP(t, addr).CallRaw(context.Background(), nil, "echo", []byte(`[1]`))
+	if err != nil || string(res) != "[1]" {
+		t.Fatalf("a small answer after it: %s %v", res, err)
+	}
+	if s := gw.Stats(); s.Routes[0].Calls != 3 || s.Groups[0].Pool.Calls != 3 || s.Routes[0].Errors != 0 {
+		t.Errorf("counters: route %+v, pool %+v; want 3 calls, no error", s.Routes[0], s.Groups[0].Pool)
+	}
+}
+
+// rawCall writes msg, one line, to a new TCP connection to addr and
+// returns the line it gets back.
+func rawCall(t *testing.T, addr, msg string) string {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := nc.Write([]byte(msg + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(nc).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(line, "\n")
 }
