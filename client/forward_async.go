@@ -36,8 +36,39 @@ type Completion interface {
 	// goroutine that ended the call (the endpoint's reader, a timer's,
 	// Cancel's caller, a retry's, or Start's caller when the call could
 	// not be sent) and must not block. The Forward is no longer the
-	// caller's then.
-	ForwardDone(res []byte, err error)
+	// caller's then. On an endpoint's reader, later is not nil: work
+	// deferred to it runs once the reader has delivered all it read (the
+	// write of an answer, which then carries the others that read made
+	// ready).
+	ForwardDone(res []byte, err error, later *Later)
+}
+
+// Later is work that the Completions of forwards leave to the endpoint's
+// reader that delivered their answers: it runs once the reader has
+// delivered every message it has read, before it waits for more. So the
+// answers that one read makes ready are written with one write per
+// client connection, where each would otherwise write its own.
+type Later struct {
+	fs []interface{ Flush() }
+}
+
+// Defer has f.Flush called later, once however often it is deferred.
+func (l *Later) Defer(f interface{ Flush() }) {
+	for _, x := range l.fs {
+		if x == f {
+			return
+		}
+	}
+	l.fs = append(l.fs, f)
+}
+
+// run runs and forgets what was deferred.
+func (l *Later) run() {
+	for i, f := range l.fs {
+		f.Flush()
+		l.fs[i] = nil
+	}
+	l.fs = l.fs[:0]
 }
 
 // Forward is a call forwarded without waiting (Pool.NewForward). It is
@@ -63,6 +94,7 @@ type Forward struct {
 	q        *call
 	stopErr  error              // a Cancel or the timeout, for a retry under way
 	retryEnd context.CancelFunc // ends the retry under way (nil: none)
+	later    *Later             // the reader's that completes the attempt (nil: another goroutine)
 	byTimer  bool               // the timer ends this use
 	timer    *time.Timer        // made once, reset for each use with a timeout
 }
@@ -111,7 +143,7 @@ func (f *Forward) Start(dst []byte, params []byte, timeout time.Duration) {
 	p := f.p
 	f.dst, f.params = dst, params
 	if err := checkParams(params); err != nil {
-		f.end(dst, err)
+		f.end(dst, err, nil)
 		return
 	}
 	p.calls.Add(1)
@@ -190,6 +222,8 @@ func (f *Forward) Completed(pc *pending.Call) {
 	e, q := f.e, f.q
 	f.e, f.q = nil, nil
 	f.mu.Unlock()
+	later := f.later
+	f.later = nil
 	res, err := q.Res, q.Err
 	q.Then = nil
 	putCall(q)
@@ -198,7 +232,7 @@ func (f *Forward) Completed(pc *pending.Call) {
 		p.hedge.observe(d)
 	}
 	if err == nil {
-		f.end(res, nil)
+		f.end(res, nil, later)
 		return
 	}
 	if f.retries(err) {
@@ -206,7 +240,7 @@ func (f *Forward) Completed(pc *pending.Call) {
 		return
 	}
 	p.failed.Add(1)
-	f.end(kept(f.dst, res), err)
+	f.end(kept(f.dst, res), err, later)
 }
 
 // retries reports whether the pool's again would make another attempt
@@ -247,11 +281,11 @@ func (f *Forward) retry(err error, res []byte) {
 	if err != nil {
 		res = kept(f.dst, res)
 	}
-	f.end(res, err)
+	f.end(res, err, nil)
 }
 
 // end hands the answer over and puts f back for the next use.
-func (f *Forward) end(res []byte, err error) {
+func (f *Forward) end(res []byte, err error, later *Later) {
 	done := f.done
 	f.mu.Lock()
 	reuse := true
@@ -267,7 +301,7 @@ func (f *Forward) end(res []byte, err error) {
 	if reuse {
 		f.p.forwards.Put(f)
 	}
-	done.ForwardDone(res, err)
+	done.ForwardDone(res, err, later)
 }
 
 // Cancel ends the use of f that token names (Token) with
@@ -362,7 +396,7 @@ type waiter struct {
 
 var waiters sync.Pool // *waiter
 
-func (w *waiter) ForwardDone(res []byte, err error) {
+func (w *waiter) ForwardDone(res []byte, err error, _ *Later) {
 	w.res, w.err = res, err
 	w.ch <- struct{}{}
 }

@@ -11,7 +11,9 @@ import (
 // answer is a Completion that hands the answer to a channel.
 type answer chan string
 
-func (a answer) ForwardDone(res []byte, err error) { a <- fmt.Sprint(string(res), " ", err) }
+func (a answer) ForwardDone(res []byte, err error, _ *client.Later) {
+	a <- fmt.Sprint(string(res), " ", err)
+}
 
 // Forward a call without waiting for it, as a gateway does: Start returns
 // once the request is queued, and the Completion gets the answer on the

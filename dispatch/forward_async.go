@@ -92,7 +92,18 @@ func (a *Answer) OnCancel(cn Canceler, token uint64) bool {
 
 // Done hands over b, Buf() with the answer appended (unchanged: no answer
 // is due). The Answer and the message are the engine's again.
-func (a *Answer) Done(b []byte) {
+func (a *Answer) Done(b []byte) { a.DoneLater(b, nil) }
+
+// Deferrer takes work to run a little later on the goroutine that calls
+// Answer.DoneLater: client.Later is one (an upstream's reader, which runs
+// it once it has delivered what it read).
+type Deferrer = engineconn.Deferrer
+
+// DoneLater is Done from a goroutine that will soon have more answers to
+// hand over (an upstream's reader): the answer's write may be left to
+// later, so that one write carries the answers of one read. later may be
+// nil: Done.
+func (a *Answer) DoneLater(b []byte, later Deferrer) {
 	c, r, fin, start := a.c, a.r, a.fin, a.start
 	if a.linked {
 		c.untrack(a)
@@ -107,7 +118,7 @@ func (a *Answer) Done(b []byte) {
 	if e.obs != nil {
 		e.obs.Message(size, len(b)-start, 0)
 	}
-	fin.Finish(b)
+	fin.Finish(b, later)
 }
 
 // untrack takes a out of c's list.

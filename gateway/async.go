@@ -117,7 +117,7 @@ func (g *Gateway) ForwardAsync(ctx context.Context, p *decode.Parser, a *dispatc
 
 // ForwardDone finishes the answer (client.Completion), on the goroutine
 // that ended the call: the upstream's reader, most of the time.
-func (op *asyncCall) ForwardDone(res []byte, err error) {
+func (op *asyncCall) ForwardDone(res []byte, err error, later *client.Later) {
 	r, a := op.r, op.a
 	r.calls.Add(1)
 	r.latency.Add(int64(mono() - op.t0))
@@ -137,6 +137,10 @@ func (op *asyncCall) ForwardDone(res []byte, err error) {
 	}
 	*op = asyncCall{key: key}
 	asyncCalls.Put(op)
+	if later != nil {
+		a.DoneLater(b, later)
+		return
+	}
 	a.Done(b)
 }
 

@@ -13,7 +13,11 @@ package netserver
 // Where the socket cannot be written without waiting (TLS, stdio, a
 // platform without it) the write goes to that goroutine.
 
-import "time"
+import (
+	"time"
+
+	"github.com/jetrpc/jetrpc/internal/engineconn"
+)
 
 // startAsync starts t, a call routed to RouteAsync, and reports whether it
 // did; the task ends in Finish.
@@ -24,7 +28,7 @@ func (c *core) startAsync(t *task) bool {
 }
 
 // Finish takes the answer of an async task (engineconn.Finisher).
-func (t *task) Finish(b []byte) {
+func (t *task) Finish(b []byte, later engineconn.Deferrer) {
 	c := t.c
 	if len(b) == t.start {
 		b = b[:t.mark]
@@ -33,13 +37,14 @@ func (t *task) Finish(b []byte) {
 	}
 	t.out = b
 	t.r = nil // released by the engine
-	c.finishAsync(b, len(t.in))
+	c.finishAsync(b, len(t.in), later)
 	putTask(t)
 }
 
 // finishAsync is done for an async task: its answer is queued and
-// written, without waiting.
-func (c *core) finishAsync(resp []byte, in int) {
+// written without waiting, or left to later (nil: now), which flushes c
+// once its goroutine is done with the answers it has.
+func (c *core) finishAsync(resp []byte, in int, later engineconn.Deferrer) {
 	c.mu.Lock()
 	c.inputs.Add(-int64(in))
 	c.addPending(-int64(in))
@@ -47,8 +52,20 @@ func (c *core) finishAsync(resp []byte, in int) {
 	if c.inflight.Add(-1) == 0 {
 		c.lastDone = monoNow()
 	}
-	c.flushNoWait()
+	if later != nil && !c.out.Flushing() && len(c.out.Out) > 0 {
+		later.Defer(c)
+	} else {
+		c.flushNoWait()
+	}
 	c.wake()
+	c.mu.Unlock()
+}
+
+// Flush writes what finishAsync left to later, without waiting. Once the
+// connection has ended (finish wrote what was queued) it finds nothing.
+func (c *core) Flush() {
+	c.mu.Lock()
+	c.flushNoWait()
 	c.mu.Unlock()
 }
 

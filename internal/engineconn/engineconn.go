@@ -46,8 +46,17 @@ type Finisher interface {
 	// Finish is called once, with the dst given to Start and the
 	// response appended (dst unchanged: no response is due), on any
 	// goroutine, maybe before Start returns. The Routed is released by
-	// then. It must not block on anything but the connection's output.
-	Finish(b []byte)
+	// then. It must not wait. When later is not nil, the write of the
+	// answer may be left to it (Deferrer).
+	Finish(b []byte, later Deferrer)
+}
+
+// Deferrer takes work to run a little later on the goroutine that
+// finished a message (a client's reader, once it has delivered what it
+// read: client.Later is one), so that the answers one read makes ready
+// share a write.
+type Deferrer interface {
+	Defer(f interface{ Flush() })
 }
 
 // SendFunc writes one complete JSON-RPC message to a connection: the
