@@ -6,7 +6,9 @@ package gateway
 // Answer's buffer and starts a client.Forward whose result is appended
 // right after it; the upstream's reader then runs ForwardDone, which
 // finishes the answer (or the error, with the client's id), counts it and
-// hands it to the Answer, which queues it on the client's connection. The
+// hands it to the Answer, which queues it on the client's connection and
+// leaves its write to the reader's client.Later: the answers one upstream
+// read makes ready go out in one write per client connection. The
 // goroutine hand-offs of a call are thus two wake-ups that no proxy
 // avoids (the upstream reader's, when the answer arrives, and the client
 // connection's reader, when the call arrives), where the worker path adds
