@@ -97,7 +97,11 @@ func (a *Answer) Done(b []byte) { a.DoneLater(b, nil) }
 // Deferrer takes work to run a little later on the goroutine that calls
 // Answer.DoneLater: client.Later is one (an upstream's reader, which runs
 // it once it has delivered what it read).
-type Deferrer = engineconn.Deferrer
+type Deferrer interface {
+	// Defer has f.Flush called later on that goroutine, once however
+	// often it is deferred.
+	Defer(f interface{ Flush() })
+}
 
 // DoneLater is Done from a goroutine that will soon have more answers to
 // hand over (an upstream's reader): the answer's write may be left to
@@ -118,7 +122,11 @@ func (a *Answer) DoneLater(b []byte, later Deferrer) {
 	if e.obs != nil {
 		e.obs.Message(size, len(b)-start, 0)
 	}
-	fin.Finish(b, later)
+	var d engineconn.Deferrer
+	if later != nil {
+		d = later
+	}
+	fin.Finish(b, d)
 }
 
 // untrack takes a out of c's list.
