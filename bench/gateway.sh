@@ -4,24 +4,61 @@
 # the targets interleaved round by round. For each of HTTP and TCP, single
 # calls (small) and batches of 10 (batch10): calls/s under load (32 conns x
 # 16 in flight) and p50 at one call at a time (the latency a proxy adds),
-# then the proxy's memory per idle client connection. "cache hits" is the
+# then the proxy's memory per idle client connection. At one call at a time
+# it also counts, for the process that serves the target (the upstream for
+# "direct"), its threads' voluntary context switches and its CPU time per
+# message (a batch is one): figures the machine's load hardly moves, where
+# each goroutine hand-off from idle costs a switch. "cache hits" is the
 # TCP-upstream proxy with --cache for the mixes' method (subtract): after
 # the first call every call is a hit, the upstream never sees it; its
 # ratio to the uncached proxy (same listener) is printed under the table.
 #
 #   bench/gateway.sh [ROUNDS] [SECONDS]     (defaults 3 and 2)
+#   BASE=REV bench/gateway.sh ...           (adds jetrpc proxy built at REV)
+#   bench/gateway.sh go BASE [ROUNDS]       (BenchmarkGateway, BASE vs the
+#                                            work tree, interleaved, benchstat)
 #
 # Needs go and python3. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-3}
-SECS=${2:-2}
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
+
+# base REV: the source tree at REV, in $tmp/base.
+base() {
+	mkdir -p "$tmp/base"
+	git archive "$1" | tar -x -C "$tmp/base"
+}
+
+if [ "${1:-}" = go ]; then
+	# One call at a time over loopback TCP, direct and through the
+	# gateway, in one process (bench/gateway_test.go, copied into BASE's
+	# tree): ROUNDS rounds, the two binaries taking turns.
+	base "$2"
+	cp bench/gateway_test.go "$tmp/base/bench/"
+	(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./bench)
+	go test -c -o "$tmp/new.test" ./bench
+	for _ in $(seq "${3:-10}"); do
+		for v in base new; do
+			(cd bench && "$tmp/$v.test" -test.run '^$' -test.bench '^BenchmarkGateway$' -test.benchtime 20000x \
+				-test.benchmem >>"$tmp/$v.txt")
+		done
+	done
+	command -v benchstat >/dev/null || go install golang.org/x/perf/cmd/benchstat@latest
+	"$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")" base="$tmp/base.txt" new="$tmp/new.txt"
+	exit 0
+fi
+
+ROUNDS=${1:-3}
+SECS=${2:-2}
 go build -o "$tmp/jetrpc" ./cmd/jetrpc
 go build -o "$tmp/revproxy" ./bench/revproxy
+if [ -n "${BASE:-}" ]; then
+	base "$BASE"
+	(cd "$tmp/base" && go build -o "$tmp/jetrpc-base" ./cmd/jetrpc)
+fi
 
 # start NAME CMD... : runs CMD, waits for its listening lines, sets
 # ADDR_<NAME>_<KIND> for each.
@@ -38,29 +75,42 @@ start rp "$tmp/revproxy" --upstream "http://$ADDR_up_http/"
 start gwt "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
 start gwc "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe "" --cache subtract=1h
 start gwh "$tmp/jetrpc" proxy --upstream "http://$ADDR_up_http/" --tcp "" --http 127.0.0.1:0 --probe ""
+if [ -n "${BASE:-}" ]; then
+	start gwb "$tmp/jetrpc-base" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
+fi
 
-# name transport target
+# name transport target process (the one that serves the target: its
+# context switches and CPU time per call are counted at one call at a time)
 targets=(
-	"direct|http|$ADDR_up_http"
-	"ReverseProxy|http|$ADDR_rp_http"
-	"jetrpc proxy, TCP upstream|http|$ADDR_gwt_http"
-	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http"
-	"jetrpc proxy, cache hits|http|$ADDR_gwc_http"
-	"direct|tcp|$ADDR_up_tcp"
-	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp"
-	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp"
+	"direct|http|$ADDR_up_http|$PID_up"
+	"ReverseProxy|http|$ADDR_rp_http|$PID_rp"
+	"jetrpc proxy, TCP upstream|http|$ADDR_gwt_http|$PID_gwt"
+	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http|$PID_gwh"
+	"jetrpc proxy, cache hits|http|$ADDR_gwc_http|$PID_gwc"
+	"direct|tcp|$ADDR_up_tcp|$PID_up"
+	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp|$PID_gwt"
+	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp|$PID_gwc"
 )
+if [ -n "${BASE:-}" ]; then
+	targets+=("jetrpc proxy @$BASE, TCP upstream|http|$ADDR_gwb_http|$PID_gwb" "jetrpc proxy @$BASE, TCP upstream|tcp|$ADDR_gwb_tcp|$PID_gwb")
+fi
+# switches PID: the voluntary context switches of all its threads;
+# cputicks PID: its user and system time, in clock ticks.
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n + 0}'; }
+cputicks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 out="$tmp/results.jsonl"
 for round in $(seq "$ROUNDS"); do
 	for mix in small batch10; do
 		for load in "32 16" "1 1"; do
 			set -- $load
 			for t in "${targets[@]}"; do
-				IFS='|' read -r name transport addr <<<"$t"
+				IFS='|' read -r name transport addr pid <<<"$t"
+				sw0=$(switches "$pid") cpu0=$(cputicks "$pid")
 				"$tmp/jetrpc" bench --target "$addr" --transport "$transport" --mix "$mix" --conns "$1" --pipeline "$2" \
-					--duration "${SECS}s" --rounds 1 --json 2>/dev/null |
-					python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["servers"][0]; print(json.dumps({"name":sys.argv[1],"transport":sys.argv[2],"mix":sys.argv[3],"conns":int(sys.argv[4]),"rps":s["req_per_s"],"p50":s["latency_us"]["p50"],"failed":s["failed"]+s["errors"]+s["unanswered"]}))' \
-						"$name" "$transport" "$mix" "$1" >>"$out"
+					--duration "${SECS}s" --rounds 1 --json 2>/dev/null >"$tmp/run.json"
+				sw1=$(switches "$pid") cpu1=$(cputicks "$pid")
+				python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["servers"][0]; a=sys.argv; print(json.dumps({"name":a[2],"transport":a[3],"mix":a[4],"conns":int(a[5]),"rps":s["req_per_s"],"p50":s["latency_us"]["p50"],"failed":s["failed"]+s["errors"]+s["unanswered"],"ok":s["ok"],"switches":int(a[6]),"cpu_us":int(a[7])*1e6/int(a[8])}))' \
+					"$tmp/run.json" "$name" "$transport" "$mix" "$1" $((sw1 - sw0)) $((cpu1 - cpu0)) "$(getconf CLK_TCK)" >>"$out"
 			done
 		done
 	done
@@ -90,8 +140,8 @@ python3 - "$out" "$tmp/mem.txt" <<'PY'
 import json, sys, statistics
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(xs): return statistics.median(xs)
-print("| client | through | mix | calls/s (32x16) | vs ReverseProxy | p50 µs (1x1) | p50 added µs |")
-print("|---|---|---|---:|---:|---:|---:|")
+print("| client | through | mix | calls/s (32x16) | vs ReverseProxy | p50 µs (1x1) | p50 added µs | switches/msg (1x1) | CPU µs/msg (1x1) |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|")
 for transport in ("http", "tcp"):
     for mix in ("small", "batch10"):
         sel = [r for r in rows if r["transport"] == transport and r["mix"] == mix]
@@ -102,15 +152,17 @@ for transport in ("http", "tcp"):
         for n in names:
             load = [r for r in sel if r["name"] == n and r["conns"] == 32]
             lat = [r for r in sel if r["name"] == n and r["conns"] == 1]
-            stat[n] = (med([r["rps"] for r in load]), med([r["p50"] for r in lat]), sum(r["failed"] for r in load + lat))
+            msgs = sum(r.get("ok", 0) for r in lat) or 1
+            stat[n] = (med([r["rps"] for r in load]), med([r["p50"] for r in lat]), sum(r["failed"] for r in load + lat),
+                       sum(r.get("switches", 0) for r in lat) / msgs, sum(r.get("cpu_us", 0) for r in lat) / msgs)
         calls = 10 if mix == "batch10" else 1
         rp = stat.get("ReverseProxy")
         for n in names:
-            rps, p50, failed = stat[n]
+            rps, p50, failed, sw, cpu = stat[n]
             ratio = "%.2fx" % (rps / rp[0]) if rp and n != "ReverseProxy" and n != "direct" else ""
             added = "" if n == "direct" else "%.0f" % (p50 - stat["direct"][1])
             note = " (%d failed)" % failed if failed else ""
-            print("| %s | %s | %s | %.0f%s | %s | %.0f | %s |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added))
+            print("| %s | %s | %s | %.0f%s | %s | %.0f | %s | %.1f | %.0f |" % (transport.upper(), n, mix, rps * calls, note, ratio, p50, added, sw, cpu))
 print()
 for transport in ("http", "tcp"):
     for mix in ("small", "batch10"):

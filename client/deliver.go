@@ -21,8 +21,9 @@ import (
 
 // inState is what delivering needs per reading goroutine.
 type inState struct {
-	p   decode.Parser
-	out []byte // answers built on the spot
+	p     decode.Parser
+	out   []byte // answers built on the spot
+	later Later  // what the Completions of forwards left (forward_async.go)
 }
 
 func newInState(maxMessage int) *inState {
@@ -44,7 +45,7 @@ func (c *Client) deliver(st *inState, msg []byte) {
 	}
 	switch m.Kind {
 	case decode.Result, decode.ErrorResponse:
-		c.complete(m)
+		c.complete(st, m)
 	case decode.Call:
 		if c.handler == nil {
 			c.answer(st, encode.AppendStdError(st.out[:0], m.ID, encode.CodeMethodNotFound))
@@ -75,7 +76,7 @@ func (c *Client) deliverBatch(st *inState, msg []byte) {
 		m := &ms[i]
 		switch m.Kind {
 		case decode.Result, decode.ErrorResponse:
-			c.complete(m)
+			c.complete(st, m)
 		case decode.Notification:
 			requests = true
 		case decode.Call:
@@ -103,7 +104,7 @@ func (c *Client) deliverBatch(st *inState, msg []byte) {
 }
 
 // complete hands a response to its pending call, or drops it.
-func (c *Client) complete(m *decode.Message) {
+func (c *Client) complete(st *inState, m *decode.Message) {
 	var p *pending.Call
 	if id, ok := rpcmsg.ParseID(m.ID); ok {
 		p = c.calls.Take(id)
@@ -111,6 +112,9 @@ func (c *Client) complete(m *decode.Message) {
 	if p == nil {
 		c.drop(m)
 		return
+	}
+	if f, ok := p.Then.(*Forward); ok { // this goroutine completes it: it may leave work
+		f.later = &st.later
 	}
 	if m.Kind == decode.Result {
 		p.Resolve(m.Result)

@@ -190,6 +190,7 @@ func (t *httpTransport) reply(resp *httpc.Response, ids []uint64) error {
 		st = newInState(t.max)
 	}
 	t.c.deliver(st, body)
+	st.later.run()
 	if len(ids) > 0 && t.c.calls.AnyPending(ids) {
 		err := ErrNoResponse
 		if m, perr := st.p.Parse(body); perr == nil && m.Kind == decode.ErrorResponse && string(m.ID) == "null" {

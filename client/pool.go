@@ -91,6 +91,9 @@ type Pool struct {
 
 	calls, batches, retries, failovers, failed atomic.Uint64
 	scratch                                    sync.Pool // *[]byte for Call's results
+
+	async    bool      // every endpoint is a stream or WebSocket (forward_async.go)
+	forwards sync.Pool // *Forward
 }
 
 // endpoint is one client of a pool and its health.
@@ -128,6 +131,7 @@ func NewPool(clients []*Client, opts *PoolOptions) (*Pool, error) {
 		if s, ok := c.t.(interface{ setFailFast() }); ok {
 			s.setFailFast()
 		}
+		p.async = c.t.stream() && (p.async || len(p.eps) == 0)
 		e := &endpoint{c: c}
 		e.latency.Store(int64(time.Millisecond))
 		p.eps = append(p.eps, e)
@@ -203,7 +207,14 @@ func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, pa
 	var tried uint64
 	e := p.pick(tried)
 	res, err := p.attempt(ctx, e, &tried, dst, method, raw, params, idem, keep)
-	for n := 2; err != nil && ctx.Err() == nil; n++ {
+	return p.again(ctx, 2, &tried, dst, method, raw, params, idem, keep, res, err)
+}
+
+// again goes on with a call whose last attempt (the n-1th) ended with res
+// and err: more attempts while the policy allows, then the outcome,
+// counted as failed when it is an error.
+func (p *Pool) again(ctx context.Context, n int, tried *uint64, dst []byte, method string, raw []byte, params any, idem, keep bool, res []byte, err error) ([]byte, error) {
+	for ; err != nil && ctx.Err() == nil; n++ {
 		switch {
 		case notSent(err) && n <= len(p.eps)+1: // safe for any method
 		case idem && n <= p.attempts && p.retry.retryable(err):
@@ -222,8 +233,8 @@ func (p *Pool) do(ctx context.Context, dst []byte, method string, raw []byte, pa
 			return kept(dst, res), err
 		}
 		p.failovers.Add(1)
-		e = p.pick(tried)
-		res, err = p.attempt(ctx, e, &tried, dst, method, raw, params, idem, keep)
+		e := p.pick(*tried)
+		res, err = p.attempt(ctx, e, tried, dst, method, raw, params, idem, keep)
 	}
 	if err != nil {
 		p.failed.Add(1)
@@ -296,14 +307,18 @@ func (p *Pool) record(e *endpoint, start time.Time, err error) {
 // started at start and ended with err, and returns its latency in ns and
 // whether it was answered.
 func (p *Pool) health(e *endpoint, start time.Time, err error) (int64, bool) {
-	now := time.Now()
+	return p.healthOf(e, int64(time.Since(start)), err)
+}
+
+// healthOf is health for an attempt that took d ns.
+func (p *Pool) healthOf(e *endpoint, d int64, err error) (int64, bool) {
 	if err != nil && (transportErr(err) || errors.Is(err, ErrClosed)) {
 		e.bad.Add(1)
 		n := e.fails.Add(1)
 		if n >= int32(p.eject) || e.ejections.Load() > 0 { // a re-admitted endpoint goes at its first failure
 			k := e.ejections.Add(1)
 			d := min(p.ejectFor<<min(k-1, 10), maxEjectFor)
-			e.until.Store(now.Add(d).UnixNano())
+			e.until.Store(time.Now().Add(d).UnixNano())
 			e.fails.Store(0)
 		}
 		return 0, false
@@ -318,7 +333,6 @@ func (p *Pool) health(e *endpoint, start time.Time, err error) (int64, bool) {
 	if e.ejections.Load() != 0 {
 		e.ejections.Store(0)
 	}
-	d := int64(now.Sub(start))
 	old := e.latency.Load()
 	e.latency.Store(old + (d-old)/8)
 	return d, true

@@ -189,8 +189,12 @@ func (s *stream) readLoop() {
 // read delivers the frames of fr until it fails; it returns the error.
 func (s *stream) read(st *inState, fr *frame.Reader) error {
 	for {
+		if len(st.later.fs) > 0 && !fr.Ready() {
+			st.later.run() // before a read that may wait
+		}
 		msg, err := fr.Next()
 		if err != nil {
+			st.later.run()
 			var tl *frame.TooLargeError
 			if errors.As(err, &tl) {
 				e := *tl

@@ -302,9 +302,13 @@ func (t *wsTransport) readLoop() {
 // read reads one connection until it ends; it reports whether to redial.
 func (t *wsTransport) read(st *inState, rd *ws.Reader) bool {
 	for {
+		if len(st.later.fs) > 0 && !rd.Ready() {
+			st.later.run() // before a read that may wait
+		}
 		op, p, err := rd.Next()
 		switch {
 		case err != nil:
+			st.later.run()
 			return t.readFailed(err)
 		case op == ws.OpPing:
 			t.control(ws.OpPong, p)

@@ -11,6 +11,7 @@ package dispatch
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/encode"
@@ -39,6 +40,9 @@ type conn struct {
 	// ResultWriter (engineconn.StreamKey); nil: none.
 	streamer func() engineconn.Streamer
 	clk      readClock // times the runs on the reading goroutine (Try)
+	// fwds are the forwards under way that Cancel ends (forward_async.go).
+	fmu  sync.Mutex
+	fwds *Answer
 }
 
 var _ engineconn.Impl = (*conn)(nil)
@@ -138,6 +142,7 @@ func (c *conn) cancel() {
 	if d := c.done.Load(); d != nil {
 		d.cancel()
 	}
+	c.cancelForwards()
 }
 
 // makeDone makes the connection's cancelable context, a child of the

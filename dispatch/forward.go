@@ -15,7 +15,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
 // Forwarder takes over the requests of an Engine (Options.Forward): a
@@ -55,23 +54,21 @@ func (e *Engine) forwards(m *decode.Message) bool {
 	return false
 }
 
-// forwardRoute is where a forwarded message runs.
-func forwardRoute(m *decode.Message) engineconn.Route {
-	if m.Kind == decode.Notification {
-		return engineconn.RouteOrdered
-	}
-	return engineconn.RouteWorker
-}
-
 // forward hands the message parsed into s to the Forwarder, once the
-// connection's charge allows it.
+// connection's charge allows it; an answer to a single call over
+// MaxResponse is replaced by the error that says so.
 func (e *Engine) forward(ctx context.Context, p *policy, s *state, dst []byte, m *decode.Message) []byte {
-	if p != nil && p.charge != nil {
+	if p != nil && p.charge != nil && !s.routed.charged {
 		if n := e.forwardCost(s, m); n > 0 && !p.charge(n) {
 			return e.appendRejection(dst, s, m, encode.CodeLimitExceeded)
 		}
 	}
-	return e.fwd.Forward(ctx, dst, &s.p)
+	start := len(dst)
+	dst = e.fwd.Forward(ctx, dst, &s.p)
+	if m.Kind == decode.Call && len(dst)-start >= e.maxResp {
+		return e.appendRespTooLarge(dst[:start], m.ID)
+	}
+	return dst
 }
 
 // forwardCost is what a forwarded message costs its client's rate: each

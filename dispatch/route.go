@@ -17,6 +17,9 @@ type routed struct {
 	size  int     // the message's bytes
 	batch int     // the batch's members (0: not a batch)
 	fwd   bool    // for the Forwarder (forward.go)
+
+	charged bool   // its client's rate was charged (forward_async.go)
+	ans     Answer // for an AsyncForwarder (forward_async.go)
 }
 
 func (r *routed) Route() engineconn.Route { return r.route }
@@ -44,11 +47,14 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, dst,
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
 	case e.forwards(m):
-		if out, ok := e.forwardInline(ctx, p, s, dst, m); ok { // a cache hit (forward_inline.go)
+		if out, ok := e.forwardInline(ctx, p, s, dst, m); ok { // cache hits (forward_inline.go)
 			dst = out
+			if m.Kind == decode.Batch {
+				batch = s.p.BatchLen()
+			}
 			break
 		}
-		r := e.routed(s, forwardRoute(m), nil, len(msg), 0)
+		r := e.routed(s, e.forwardRoute(m), nil, len(msg), 0)
 		r.fwd = true
 		return dst, r
 	case m.Kind == decode.Batch:

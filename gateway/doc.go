@@ -16,5 +16,9 @@
 // A Gateway is a dispatch.Forwarder: serve it with an Engine whose
 // dispatch.Options.Forward it is, over every transport package netserver
 // serves (see the example). Answers may be cached (Options.Cache and
-// Options.CachePolicy, package gateway/cache).
+// Options.CachePolicy, package gateway/cache). On stream connections a
+// single call waits on no goroutine (ForwardAsync: the upstream's reader
+// writes its answer to the client's connection) and cache hits, single or
+// batched, are answered on the connection's reader (ForwardInline).
+// docs/gateway.md lists the goroutine hand-offs that are left.
 package gateway

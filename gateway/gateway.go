@@ -74,6 +74,7 @@ type Gateway struct {
 	policy   cache.Policy
 	probe    Probe
 	health   health
+	local    bool // the store is in this process (*cache.Memory): async.go
 
 	states sync.Pool     // *fwdState
 	next   atomic.Uint32 // round robin of subscriptions (subscribe.go)
@@ -94,6 +95,7 @@ func New(opts *Options) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{t: t, timeouts: opts.MethodTimeouts, store: opts.Cache, policy: opts.CachePolicy, probe: opts.Probe}
+	_, g.local = opts.Cache.(*cache.Memory)
 	g.states.New = func() any { return new(fwdState) }
 	g.health.init(t)
 	return g, nil
@@ -176,6 +178,9 @@ func (g *Gateway) forwardOne(ctx context.Context, dst []byte, m *decode.Message)
 
 // timeout returns the bound of a call of method on route r.
 func (g *Gateway) timeout(r *route, method []byte) time.Duration {
+	if len(g.timeouts) == 0 {
+		return r.timeout
+	}
 	if d, ok := g.timeouts[string(method)]; ok {
 		return d
 	}
@@ -184,18 +189,10 @@ func (g *Gateway) timeout(r *route, method []byte) time.Duration {
 
 // call makes one call on r's group, under timeout, and counts it.
 func (g *Gateway) call(ctx context.Context, r *route, timeout time.Duration, dst []byte, method string, params []byte) ([]byte, error) {
-	t0 := time.Now()
-	var out []byte
-	var err error
-	if timeout > 0 {
-		tctx, cancel := context.WithTimeout(ctx, timeout)
-		out, err = r.group.Pool.ForwardRaw(tctx, dst, method, params)
-		cancel()
-	} else {
-		out, err = r.group.Pool.ForwardRaw(ctx, dst, method, params)
-	}
+	t0 := mono()
+	out, err := r.group.Pool.ForwardTimeout(ctx, dst, method, params, timeout)
 	r.calls.Add(1)
-	r.latency.Add(int64(time.Since(t0)))
+	r.latency.Add(int64(mono() - t0))
 	if err != nil {
 		countError(r, err)
 	}

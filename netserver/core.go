@@ -137,6 +137,8 @@ type core struct {
 
 	// wdl is the write deadline set (writeChunks); the flusher's.
 	wdl time.Duration
+	// tw writes without waiting (forward.go); the flusher's.
+	tw *tryWriter
 }
 
 // clockStart is the origin of core.lastDone.

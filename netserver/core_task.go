@@ -19,6 +19,8 @@ type task struct {
 	r   engineconn.Routed // the message, parsed
 	in  []byte            // a copy of the message, which r refers to
 	out []byte            // its framed response
+
+	mark, start int // of the response's frame in out (an async task: forward.go)
 }
 
 var tasks = sync.Pool{New: func() any { return new(task) }}
@@ -96,6 +98,9 @@ func (c *core) startTask(dst []byte, r engineconn.Routed) []byte {
 	c.addPending(n)
 	if route == engineconn.RouteOrdered {
 		c.enqueue(t)
+		return dst
+	}
+	if route == engineconn.RouteAsync && c.startAsync(t) { // forward.go
 		return dst
 	}
 	if c.dc.Go(t) {

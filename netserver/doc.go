@@ -32,8 +32,11 @@
 //     calls) are answered at once into the reader's output buffer. A message
 //     that may block is copied into a pooled task and runs on the engine's
 //     workers, or, for a notification that must keep its order, on the
-//     connection's queue, one at a time (core_task.go). A slow call never
-//     holds up another; answers may come out of order.
+//     connection's queue, one at a time (core_task.go). A call for a
+//     dispatch.AsyncForwarder (package gateway) is started on the reader
+//     instead and answered from the goroutine its answer comes on, queued
+//     as a worker's answer is and written without waiting (forward.go).
+//     A slow call never holds up another; answers may come out of order.
 //  4. Frame. Each response is appended to an output buffer inside its
 //     frame: the transport's begin reserves the frame's prefix and end
 //     completes it (a length, a WebSocket header, an SSE "data:" line), so

@@ -35,7 +35,29 @@ const (
 	// block (or a batch holding one); run it with Conn.Run on the
 	// connection's serial queue, in arrival order.
 	RouteOrdered
+	// RouteAsync: a call for the engine's dispatch.AsyncForwarder; start
+	// it with Conn.Start on the reading goroutine (after Routed.Keep),
+	// and run it as RouteWorker when Start declines.
+	RouteAsync
 )
+
+// Finisher takes the answer of a message started with Conn.Start.
+type Finisher interface {
+	// Finish is called once, with the dst given to Start and the
+	// response appended (dst unchanged: no response is due), on any
+	// goroutine, maybe before Start returns. The Routed is released by
+	// then. It must not wait. When later is not nil, the write of the
+	// answer may be left to it (Deferrer).
+	Finish(b []byte, later Deferrer)
+}
+
+// Deferrer takes work to run a little later on the goroutine that
+// finished a message (a client's reader, once it has delivered what it
+// read: client.Later is one), so that the answers one read makes ready
+// share a write.
+type Deferrer interface {
+	Defer(f interface{ Flush() })
+}
 
 // SendFunc writes one complete JSON-RPC message to a connection: the
 // transport frames and queues it, waiting while its output is over its
@@ -101,6 +123,13 @@ type Impl interface {
 	// appends its response to dst and releases r. A transport calls it
 	// off the reading goroutine, on r.Route().
 	Run(dst []byte, r Routed) []byte
+	// Start starts a message Try routed to RouteAsync, whose answer is
+	// appended to dst and handed to f.Finish later, with no goroutine
+	// waiting for it; it reports false, doing nothing, when the message
+	// must run with Run instead. Once it returns true, r belongs to the
+	// engine until f.Finish. A Cancel ends what was started (its answers
+	// come soon, through Finish).
+	Start(dst []byte, r Routed, f Finisher) bool
 	// RejectRouted is Reject for a message Try routed; it releases r.
 	RejectRouted(dst []byte, r Routed, code encode.Code) []byte
 	// Process processes msg under the connection's context and appends

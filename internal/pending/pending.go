@@ -32,14 +32,33 @@ type Call struct {
 	// response to append the response's error object, as it came, to Dst
 	// in Res too (a gateway passes it on).
 	KeepError bool
+	// Then, when set, is told of the completion instead of the signal
+	// channel: a call nobody waits for (client.Pool.ForwardAsync). It runs
+	// on the goroutine that completes the call and must not block.
+	Then Completer
 
 	done chan struct{} // one signal per completion
+}
+
+// Completer is told that a Call completed (Call.Then): Res or Err holds
+// its answer, and the Call is its owner's again.
+type Completer interface {
+	Completed(c *Call)
 }
 
 // Resolve completes c with result, appended to c.Dst. Only the goroutine
 // that removed c from its table (Take) may call it, once.
 func (c *Call) Resolve(result []byte) {
 	c.Res = append(c.Dst, result...)
+	c.signal()
+}
+
+// signal tells whoever waits that c is complete.
+func (c *Call) signal() {
+	if c.Then != nil {
+		c.Then.Completed(c)
+		return
+	}
 	c.done <- struct{}{}
 }
 
@@ -47,7 +66,7 @@ func (c *Call) Resolve(result []byte) {
 // table (Take) may call it, once.
 func (c *Call) Fail(err error) {
 	c.Err = err
-	c.done <- struct{}{}
+	c.signal()
 }
 
 // Done returns the channel on which c's completion is signalled, for a
@@ -56,9 +75,9 @@ func (c *Call) Fail(err error) {
 // not Wait or Settle it any more. It is nil before c is first registered.
 func (c *Call) Done() <-chan struct{} { return c.done }
 
-// Reset clears Dst, Res, Err and KeepError for the next use of c, keeping its signal
+// Reset clears Dst, Res, Err, KeepError and Then for the next use of c, keeping its signal
 // channel.
-func (c *Call) Reset() { c.Dst, c.Res, c.Err, c.KeepError = nil, nil, nil, false }
+func (c *Call) Reset() { c.Dst, c.Res, c.Err, c.KeepError, c.Then = nil, nil, nil, false, nil }
 
 // Table holds the pending calls of one connection by id. The zero value is
 // an open, empty table. A Table must not be copied after first use.
