@@ -212,8 +212,10 @@ func (c *conn) appendError(dst []byte, code encode.Code, data []byte) []byte {
 // end of an idle connection) or the deadline of a stalled frame; with input
 // since the spell began, or work in flight, the spell is renewed.
 func (c *conn) timedOut() error {
-	kicked := c.unkick()
+	kicked, stale := c.unkick()
 	switch {
+	case stale: // for a spell that was over already: the one now goes on
+		return nil
 	case kicked && c.rd.got: // input since the spell began: not idle
 		c.rd.renew = true
 		return nil

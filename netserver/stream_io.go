@@ -38,16 +38,17 @@ const idleRelease = time.Second
 // (sweep.go). ReadTimeout, rarer, is a deadline of its own.
 type connReader struct {
 	c        *conn
-	got      bool // bytes arrived since the deadline was armed
-	inFrame  bool // the deadline armed is ReadTimeout
-	release  bool // the spell armed is idleRelease
-	released bool // the buffers were given back in this idle spell
-	park     bool // move to a new goroutine before waiting (see serveTracked)
-	held     bool // b holds a byte read by await
-	renew    bool // the spell begins again at the next arm (work was in flight)
-	exact    bool // a read deadline is set (ReadTimeout, the TLS handshake's)
-	kicked   bool // the sweeper set the read deadline in the past; under c.mu
-	swept    bool // registered with the Server's sweeper
+	got      bool  // bytes arrived since the deadline was armed
+	inFrame  bool  // the deadline armed is ReadTimeout
+	release  bool  // the spell armed is idleRelease
+	released bool  // the buffers were given back in this idle spell
+	park     bool  // move to a new goroutine before waiting (see serveTracked)
+	held     bool  // b holds a byte read by await
+	renew    bool  // the spell begins again at the next arm (work was in flight)
+	exact    bool  // a read deadline is set (ReadTimeout, the TLS handshake's)
+	kicked   bool  // the sweeper set the read deadline in the past; under c.mu
+	kickedAt int64 // the waitSince of the spell it kicked; under c.mu
+	swept    bool  // registered with the Server's sweeper
 	b        [1]byte
 	relShift uint8 // idleRelease << relShift is this connection's release spell
 
@@ -195,14 +196,18 @@ func (s *Server) shortestSpell() time.Duration {
 
 // unkick takes note of a timeout: it reports whether the sweeper caused it
 // (a spell is over) rather than a deadline of the connection's own, whose
-// deadline it clears, so that arm sets what the next read needs.
-func (c *conn) unkick() bool {
+// deadline it clears, so that arm sets what the next read needs. stale: the
+// sweeper kicked a spell that is over already, between the reader's taking
+// note of that spell's end and its arming the next one (the sweeper looks
+// at the connections a tick at a time): the kick is not for the spell the
+// reader waits in now.
+func (c *conn) unkick() (kicked, stale bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	kicked := c.rd.kicked
+	kicked = c.rd.kicked
 	c.rd.kicked = false
 	c.rd.exact = true // in the past, or expired: arm replaces it
-	return kicked
+	return kicked, kicked && c.rd.kickedAt != c.rd.waitSince.Load()
 }
 
 // await blocks, under the deadline armed, until input arrives, reading one

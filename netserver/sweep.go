@@ -109,8 +109,13 @@ func (s *sweeper) run(stop chan struct{}, tick time.Duration) {
 // spellOver reports whether the idle spell r waits in is over at now: it
 // began at most a tick before waitSince says.
 func (r *connReader) spellOver(now int64, tick time.Duration) bool {
-	w := r.waitSince.Load()
-	return w > 0 && now-w>>5 >= int64(r.c.srv.spell(w)+tick)
+	return r.c.srv.spellOver(r.waitSince.Load(), now, tick)
+}
+
+// spellOver reports whether the idle spell that began as w says is over at
+// now.
+func (s *Server) spellOver(w, now int64, tick time.Duration) bool {
+	return w > 0 && now-w>>5 >= int64(s.spell(w)+tick)
 }
 
 // kick wakes c's reader with a timeout when its spell is still over, unless
@@ -118,10 +123,11 @@ func (r *connReader) spellOver(now int64, tick time.Duration) bool {
 func (c *conn) kick(now int64, tick time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopping.Load() || c.rd.kicked || !c.rd.spellOver(now, tick) {
+	w := c.rd.waitSince.Load() // the reader may begin a new spell meanwhile (arm)
+	if c.stopping.Load() || c.rd.kicked || !c.srv.spellOver(w, now, tick) {
 		return
 	}
-	c.rd.kicked = true
+	c.rd.kicked, c.rd.kickedAt = true, w
 	c.nc.SetReadDeadline(aLongTimeAgo)
 	c.unpark() // a parked connection has no read to wake (park.go)
 }
