@@ -139,6 +139,9 @@ type core struct {
 	wdl time.Duration
 	// tw writes without waiting (forward.go); the flusher's.
 	tw *tryWriter
+	// released: the buffers went back (release); under mu. A Flush left
+	// to later by an async forward's answer then finds nothing to do.
+	released bool
 }
 
 // clockStart is the origin of core.lastDone.
@@ -184,7 +187,10 @@ func (c *core) release() {
 	c.dc.Close()
 	c.gate.close()
 	c.gate = nil
+	c.mu.Lock() // an async forward's deferred Flush may still come (forward.go)
+	c.released = true
 	c.outBufs[0].B, c.outBufs[1].B = c.out.Buffers()
+	c.mu.Unlock()
 	for _, b := range [...]**pool.Buffer{&c.local, &c.outBufs[0], &c.outBufs[1]} {
 		putOutBuffer(*b)
 		*b = nil

@@ -62,10 +62,14 @@ func (c *core) finishAsync(resp []byte, in int, later engineconn.Deferrer) {
 }
 
 // Flush writes what finishAsync left to later, without waiting. Once the
-// connection has ended (finish wrote what was queued) it finds nothing.
+// connection has ended (finish wrote what was queued) it finds nothing, and
+// once its buffers went back (release) it touches nothing: the last answer
+// lets the connection end before the upstream's reader gets to its Flush.
 func (c *core) Flush() {
 	c.mu.Lock()
-	c.flushNoWait()
+	if !c.released {
+		c.flushNoWait()
+	}
 	c.mu.Unlock()
 }
 
