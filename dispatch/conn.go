@@ -40,6 +40,10 @@ type conn struct {
 	// ResultWriter (engineconn.StreamKey); nil: none.
 	streamer func() engineconn.Streamer
 	clk      readClock // times the runs on the reading goroutine (Try)
+	// held is the state the reading goroutine's last Try left, for its
+	// next one; Rest gives it back to the pool (only the reading
+	// goroutine touches it).
+	held *state
 	// fwds are the forwards under way that Cancel ends (forward_async.go).
 	fmu  sync.Mutex
 	fwds *Answer
@@ -83,12 +87,19 @@ func (c *conn) Try(dst, msg []byte) ([]byte, engineconn.Routed) {
 }
 
 func (c *conn) TryBuffered(dst, msg []byte) ([]byte, engineconn.Routed) {
-	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, dst, msg)
+	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, &c.held, dst, msg)
 	if r == nil {
 		return dst, nil // not a nil *routed in an interface
 	}
 	c.clk.valid = false
 	return dst, r
+}
+
+func (c *conn) Rest() {
+	if s := c.held; s != nil {
+		c.held = nil
+		c.e.states.Put(s)
+	}
 }
 
 func (c *conn) Run(dst []byte, r engineconn.Routed) []byte {

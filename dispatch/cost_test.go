@@ -97,22 +97,41 @@ func TestBatchLearnsQuick(t *testing.T) {
 		t.Fatalf("before learning, %d of 8 members ran on the caller, want 0", here)
 	}
 	// Learning takes 32 quick runs; on a busy machine (wall time includes
-	// waiting for a core) a few more batches.
-	deadline := time.Now().Add(5 * time.Second)
-	for here := 0; here != 8; here = count(w.take(me)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 5 s of batches, %d of 8 members ran on the caller, want 8", here)
+	// waiting for a core) a few more batches. learn goes on to the best
+	// score, so that one run preempted past the bound unlearns nothing.
+	learn := func() {
+		t.Helper()
+		w.mu.Lock()
+		w.slow = false
+		w.mu.Unlock()
+		deadline := time.Now().Add(5 * time.Second)
+		for here, best := 0, 0; here != 8 || best < 8; here = count(w.take(me)) {
+			if here == 8 {
+				best++ // 8 batches of 8: 64 quick runs in a row
+			} else {
+				best = 0
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after 5 s of batches, %d of 8 members ran on the caller, want 8", here)
+			}
+			e.Process(nil, batch)
 		}
-		e.Process(nil, batch)
+		w.mu.Lock()
+		w.slow = true
+		w.mu.Unlock()
 	}
 	// A member turns slow: the first runs here, the other seven on workers.
-	w.mu.Lock()
-	w.slow = true
-	w.mu.Unlock()
-	if rs := parseBatch(t, e.Process(nil, batch)); len(rs) != 8 {
-		t.Fatalf("%d answers, want 8", len(rs))
+	var here []bool
+	for try := 0; try < 3 && (try == 0 || count(here) == 0); try++ {
+		// (none here: unlearned by a preempted run before it turned slow;
+		// once more)
+		learn()
+		if rs := parseBatch(t, e.Process(nil, batch)); len(rs) != 8 {
+			t.Fatalf("%d answers, want 8", len(rs))
+		}
+		here = w.take(me)
 	}
-	if here := w.take(me); len(here) != 8 || !here[0] || count(here) != 1 {
+	if len(here) != 8 || !here[0] || count(here) != 1 {
 		t.Errorf("a slow run: on the caller %v, want only the first", here)
 	}
 	// Unlearned by its second slow run at the latest: a batch after that

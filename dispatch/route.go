@@ -33,12 +33,13 @@ func (r *routed) Keep(buf []byte) []byte {
 
 // tryProcess is conn.Try under ctx: it runs msg here when everything in
 // it may run here, else returns it parsed and routed (r, with dst
-// unchanged).
-func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, dst, msg []byte) ([]byte, *routed) {
+// unchanged). It works in the state *held, or a pooled one, and leaves
+// its state in *held when done with it here (conn.Rest).
+func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held **state, dst, msg []byte) ([]byte, *routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
-	s := e.getState()
+	s := e.takeState(held)
 	s.pol = p
 	start := len(dst)
 	m, err := s.p.Parse(msg)
@@ -78,14 +79,14 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, dst,
 		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
 		dst = e.processOne(&s.cc, dst, m, md)
 		s.cc.here, s.cc.clk = false, nil
-		e.putState(s)
+		holdState(s, held)
 		if e.obs != nil {
 			e.obs.Message(len(msg), len(dst)-start, batch)
 		}
 		return dst, nil
 	}
 	clk.valid = false // something else ran: not timed from the end of the last run
-	e.putState(s)
+	holdState(s, held)
 	if e.obs != nil {
 		e.obs.Message(len(msg), len(dst)-start, batch)
 	}

@@ -102,6 +102,13 @@ func (e *Engine) newState() *state {
 func (e *Engine) getState() *state { return e.states.Get().(*state) }
 
 func (e *Engine) putState(s *state) {
+	s.reset()
+	e.states.Put(s)
+}
+
+// reset readies s for its next message: it keeps nothing of the last one
+// but bounded buffers.
+func (s *state) reset() {
 	s.cc.parent, s.emit, s.pol = nil, nil, nil
 	if s.p.BatchLen() > maxKeptMethods { // let go of a large batch's input and tables
 		s.cur = decode.Message{}
@@ -111,7 +118,24 @@ func (e *Engine) putState(s *state) {
 	if cap(s.scratch) > maxKeptBuffer {
 		s.scratch = nil
 	}
-	e.states.Put(s)
+}
+
+// takeState returns the state *held (a connection's, kept since its
+// previous message: conn.Rest) or, when it holds none, a pooled one.
+func (e *Engine) takeState(held **state) *state {
+	if s := *held; s != nil {
+		*held = nil
+		return s
+	}
+	return e.getState()
+}
+
+// holdState keeps s, done with its message, in *held for the connection's
+// next one: a burst of messages on one reading goroutine takes the pool
+// once, not once a message (conn.Rest gives it back).
+func holdState(s *state, held **state) {
+	s.reset()
+	*held = s
 }
 
 // lookupBatch looks up the method of each member of the batch just parsed

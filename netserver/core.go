@@ -247,11 +247,13 @@ type reader interface {
 // returns why. Before a read that may block, or at the bounds, it hands its
 // output over and waits for room (pause).
 func (c *core) readLoop(r reader) error {
+	defer c.dc.Rest()
 	for {
 		ready := r.ready()
 		buffered := ready // read with no wait since the previous message (Conn.TryBuffered)
 		if !ready || !c.room() {
 			buffered = false
+			c.dc.Rest()
 			if err := c.pause(); err != nil {
 				return err
 			}

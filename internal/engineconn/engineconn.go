@@ -119,6 +119,13 @@ type Impl interface {
 	// previous one, with one clock read instead of two (see dispatch's
 	// cost.go); a message after a wait must go to Try.
 	TryBuffered(dst, msg []byte) ([]byte, Routed)
+	// Rest tells the engine that the reading goroutine is about to wait
+	// (for input, or for room to write): it gives back the working state
+	// it kept from one Try to the next, so that a burst of messages takes
+	// it from the engine's pool once, not once a message. A transport
+	// that uses Try calls it before each wait and when it stops reading
+	// (a state not given back is only garbage, never shared).
+	Rest()
 	// Run runs a message Try routed, under the connection's context,
 	// appends its response to dst and releases r. A transport calls it
 	// off the reading goroutine, on r.Route().
