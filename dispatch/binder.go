@@ -25,6 +25,7 @@ type binder struct {
 	strict bool               // a named param that fills no field is -32602 (StrictParams)
 	kind   bindKind
 	num    numKind // a slice of numbers: the fast binder's element kind (binder_num.go)
+	raws   bool    // P is []json.RawMessage: one copy of the params, sliced (binder_raw.go)
 }
 
 type bindKind uint8
@@ -69,6 +70,7 @@ func newBinder[P any]() *binder {
 	case t.Kind() == reflect.Slice, t.Kind() == reflect.Array, t.Kind() == reflect.Map, t.Kind() == reflect.Interface:
 		b.kind = bindWhole
 		b.num = numSliceKind(t)
+		b.raws = t == rawSliceType
 	default:
 		b.kind = bindSingle
 	}
@@ -87,7 +89,7 @@ var emptyObject = []byte("{}")
 func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	switch b.kind {
 	case bindWhole:
-		if len(params) == 0 || b.num != numNone && b.bindNums(params, p) {
+		if len(params) == 0 || b.num != numNone && b.bindNums(params, p) || b.raws && bindRaws(params, p) {
 			return nil
 		}
 		return paramError(-1, "", b.dec.DecodeValid(params, p))

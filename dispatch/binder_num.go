@@ -3,11 +3,13 @@ package dispatch
 // NOTE: the fast binder of a P that is a slice of numbers ([]int,
 // []float64, []uint32 ...), the shape of most bulk numeric params, read
 // straight from the params without the compiled decoder's function values.
-// Integers (parseInts) are parsed in one loop over the bytes into a
-// 16-element buffer on the stack, then the slice is allocated once, at its
-// exact size, and filled from it; a longer array is counted byte by byte
-// first (countNums), so that params that are not numbers never size a large
-// allocation. Floats (bindFloats) count the commas, then parse each number
+// Integers (parseInts) are parsed in one pass over the bytes (each
+// number's digits, then the comma after it) into a 16-element buffer on
+// the stack, then the slice is allocated once, at its exact size, and
+// filled from it (one generic bindInts for every integer type: an
+// unsigned one also refuses a minus sign); a longer array is counted byte
+// by byte first (countNums), so that params that are not numbers never
+// size a large allocation. Floats (bindFloats) count the commas, then parse each number
 // (strconv unless it is a small integer). Anything it does not take on
 // (null, a string or object element, a fraction bound to an integer, a
 // number out of range, more than 18 digits) makes it give up, and the
@@ -85,15 +87,15 @@ func (b *binder) bindNums(params []byte, p unsafe.Pointer) bool {
 	case numInt64:
 		return bindInts[int64](params, p)
 	case numUint:
-		return bindUints[uint](params, p)
+		return bindInts[uint](params, p)
 	case numUint16:
-		return bindUints[uint16](params, p)
+		return bindInts[uint16](params, p)
 	case numUint32:
-		return bindUints[uint32](params, p)
+		return bindInts[uint32](params, p)
 	case numUint64:
-		return bindUints[uint64](params, p)
+		return bindInts[uint64](params, p)
 	case numUintptr:
-		return bindUints[uintptr](params, p)
+		return bindInts[uintptr](params, p)
 	case numFloat32:
 		return bindFloats[float32](params, p, 32)
 	case numFloat64:
@@ -226,12 +228,9 @@ func nextElemSlow(params []byte, i, last int, more bool) (int, bool) {
 	return skipSpace(params, i+1), true
 }
 
-type signedNum interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64
-}
-
-type unsignedNum interface {
-	~uint | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+// intNum is the element type of a slice bindInts fills.
+type intNum interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint16 | ~uint32 | ~uint64 | ~uintptr
 }
 
 // intChunk is how many integers parseInts parses in one go, into a
@@ -251,56 +250,60 @@ const (
 // or the array ends: how many, where the next starts, the state, and
 // whether any had a minus sign. An integer is an optional '-' and at most
 // 18 digits (so it cannot overflow); anything else is intsBad. It reads
-// each byte once, in one loop.
+// each byte once: a number's digits in a tight loop, then the comma (or
+// the closing ']') after it.
 func parseInts(params []byte, i int, buf *[intChunk]int64) (n, next, state int, neg bool) {
 	last := len(params) - 1
-	var x int64
-	digits, sign := 0, false
-	for ; i < last; i++ {
+	for n < len(buf) && i < last {
 		c := params[i]
-		if d := c - '0'; d <= 9 {
-			x = x*10 + int64(d)
-			digits++
-			continue
+		sign := c == '-'
+		if sign {
+			neg = true
+			i++
+			c = params[i]
 		}
-		switch c {
-		case ',':
-			if digits == 0 || digits > 18 {
-				return 0, 0, intsBad, false
-			}
-			if sign {
-				x = -x
-			}
-			buf[n] = x
-			if n++; n == len(buf) {
-				return n, i + 1, intsMore, neg
-			}
-			x, digits, sign = 0, 0, false
-		case '-':
-			if digits != 0 || sign {
-				return 0, 0, intsBad, false
-			}
-			sign, neg = true, true
-		case ' ', '\t', '\n', '\r':
-			if digits != 0 || sign { // after a number: a comma or the end must follow
-				j := skipSpace(params, i)
-				if j != last && params[j] != ',' {
-					return 0, 0, intsBad, false
-				}
-				i = j - 1
-			}
-		default:
+		x := int64(c - '0')
+		if uint64(x) > 9 {
 			return 0, 0, intsBad, false
 		}
+		start := i
+		for i++; i < last; i++ {
+			d := params[i] - '0'
+			if d > 9 {
+				break
+			}
+			x = x*10 + int64(d)
+		}
+		if i-start > 18 {
+			return 0, 0, intsBad, false
+		}
+		if sign {
+			x = -x
+		}
+		buf[n] = x
+		n++
+		switch c = params[i]; {
+		case c == ',':
+			i++
+		case i == last:
+			return n, last, intsDone, neg
+		default: // whitespace, then a comma or the end
+			if i = skipSpace(params, i); i == last {
+				return n, last, intsDone, neg
+			}
+			if params[i] != ',' {
+				return 0, 0, intsBad, false
+			}
+			i++
+		}
+		if params[i] <= ' ' {
+			i = skipSpace(params, i)
+		}
 	}
-	if digits == 0 || digits > 18 {
+	if n == 0 || i >= last { // "[1,]", or whitespace the loop did not reach
 		return 0, 0, intsBad, false
 	}
-	if sign {
-		x = -x
-	}
-	buf[n] = x
-	return n + 1, last, intsDone, neg
+	return n, i, intsMore, neg
 }
 
 // intsFirst starts parseInts on params: ok is false when params is not an
@@ -319,23 +322,28 @@ func intsFirst(params []byte, buf *[intChunk]int64) (n, next, state int, neg boo
 	return parseInts(params, i, buf)
 }
 
-func bindInts[T signedNum](params []byte, p unsafe.Pointer) bool {
+// bindInts binds params, an array of integers, to the []T at p; false
+// leaves *p untouched, for the compiled decoder (a number out of T's
+// range, or any sign for an unsigned T, even -0, as strconv.ParseUint).
+func bindInts[T intNum](params []byte, p unsafe.Pointer) bool {
+	signed := ^T(0) < 0
 	var buf [intChunk]int64
-	n, next, state, _ := intsFirst(params, &buf)
+	n, next, state, neg := intsFirst(params, &buf)
 	var s []T
-	switch state {
-	case intsBad:
+	switch {
+	case state == intsBad, neg && !signed:
 		return false
-	case intsDone:
-		if unsafe.Sizeof(T(0)) == 8 { // int64 or int: the buffer is the slice, copied once, unzeroed
-			src := unsafe.Slice((*T)(unsafe.Pointer(&buf[0])), n)
-			s = make([]T, len(src))
-			copy(s, src)
-			*(*[]T)(p) = s
-			return true
-		}
+	case state == intsDone && unsafe.Sizeof(T(0)) == 8:
+		// The buffer holds the slice's values (non-negative for an unsigned
+		// T): copied once, unzeroed.
+		src := unsafe.Slice((*T)(unsafe.Pointer(&buf[0])), n)
+		s = make([]T, len(src))
+		copy(s, src)
+		*(*[]T)(p) = s
+		return true
+	case state == intsDone:
 		s = make([]T, n)
-	case intsMore:
+	default:
 		total, ok := countNums(params, false)
 		if !ok {
 			return false
@@ -356,48 +364,7 @@ func bindInts[T signedNum](params []byte, p unsafe.Pointer) bool {
 		if k += n; state != intsMore {
 			break
 		}
-		if n, next, state, _ = parseInts(params, next, &buf); state == intsBad {
-			return false
-		}
-	}
-	if k != len(s) {
-		return false
-	}
-	*(*[]T)(p) = s
-	return true
-}
-
-func bindUints[T unsignedNum](params []byte, p unsafe.Pointer) bool {
-	var buf [intChunk]int64
-	n, next, state, neg := intsFirst(params, &buf)
-	var s []T
-	switch state {
-	case intsBad:
-		return false
-	case intsDone:
-		s = make([]T, n)
-	case intsMore:
-		total, ok := countNums(params, false)
-		if !ok {
-			return false
-		}
-		s = make([]T, total)
-	}
-	k := 0
-	for {
-		if neg || n > len(s)-k {
-			return false // a sign (even -0): the decoder's error, as strconv.ParseUint's
-		}
-		for j, v := range buf[:n] {
-			if uint64(T(v)) != uint64(v) {
-				return false
-			}
-			s[k+j] = T(v)
-		}
-		if k += n; state != intsMore {
-			break
-		}
-		if n, next, state, neg = parseInts(params, next, &buf); state == intsBad {
+		if n, next, state, neg = parseInts(params, next, &buf); state == intsBad || neg && !signed {
 			return false
 		}
 	}

@@ -27,7 +27,9 @@ import (
 // call pays no reflection, boxing or intermediate buffer: params and results
 // of numbers, bools, fixed arrays and structs of them allocate nothing;
 // each string, slice, map or pointer in P costs its own allocation (a
-// slice of numbers is parsed straight into one of its exact size). Nothing
+// slice of numbers is parsed straight into one of its exact size; a
+// []json.RawMessage costs two however many elements it has: one copy of
+// the params, which its elements slice, and the slice). Nothing
 // in P aliases the message or is reused by a later call, so fn may keep
 // what it is given. The result is
 // appended to the response as json.Marshal(r) would write it (without HTML

@@ -14,7 +14,8 @@ import (
 // TestTypedAllocs: a typed handler allocates only what its params need:
 // nothing for numbers, bools, fixed arrays and structs of them (the small,
 // named and batch10 bench cases, and a notification of a fixed array), one
-// allocation per string, slice, pointer and RawMessage copy.
+// allocation per string, slice, pointer and RawMessage copy (two for a
+// []json.RawMessage: the params' copy and the slice).
 func TestTypedAllocs(t *testing.T) {
 	type flat struct {
 		A  int      `json:"a"`
@@ -43,6 +44,7 @@ func TestTypedAllocs(t *testing.T) {
 	reg("hello", dispatch.Typed(func(_ context.Context, n named) (string, error) { return n.Name, nil }))
 	reg("len", dispatch.Typed(func(_ context.Context, xs []int) (int, error) { return len(xs), nil }))
 	reg("rawlen", dispatch.Typed(func(_ context.Context, r json.RawMessage) (int, error) { return len(r), nil }))
+	reg("raws", dispatch.Typed(func(_ context.Context, rs []json.RawMessage) (int, error) { return len(rs), nil }))
 	for _, c := range bench.Cases() {
 		want := 0.0
 		switch c.Name {
@@ -66,6 +68,9 @@ func TestTypedAllocs(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"hello","params":{"name":"","n":1},"id":1}`, 0},
 		{`{"jsonrpc":"2.0","method":"len","params":[1,2,3],"id":1}`, 1},
 		{`{"jsonrpc":"2.0","method":"rawlen","params":[1,2,3],"id":1}`, 1},
+		// One copy of the params and the slice, however many elements.
+		{`{"jsonrpc":"2.0","method":"raws","params":[1,"two",{"three":[3]},null],"id":1}`, 2},
+		{`{"jsonrpc":"2.0","method":"raws","params":[],"id":1}`, 0},
 	} {
 		checkAllocs(t, e, c.msg, []byte(c.msg), c.want)
 	}

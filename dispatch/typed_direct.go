@@ -3,8 +3,9 @@ package dispatch
 // NOTE: the direct path of a Typed handler. The compiled codecs take the
 // address of P and R through function values, which would move them to
 // the heap on every call, so ServeRPC keeps them in a pooled frame. When P
-// binds without those function values (a json.RawMessage copy, or the fast
-// binder of a slice of numbers, binder_num.go) and R is a kind this file
+// binds without those function values (a json.RawMessage copy, a
+// []json.RawMessage, binder_raw.go, or the fast binder of a slice of
+// numbers, binder_num.go) and R is a kind this file
 // appends itself (nil interfaces, bools, integers, strings, an echoed
 // json.RawMessage), the call needs no frame: P and R stay on the stack,
 // and the pool's Get and Put are saved. Anything else on the way (params
@@ -78,7 +79,7 @@ func resultKindOf(t reflect.Type) resultKind {
 
 // direct reports whether b binds without the compiled decoder's function
 // values, so that P can stay on the stack.
-func (b *binder) direct() bool { return b.kind == bindRaw || b.num != numNone }
+func (b *binder) direct() bool { return b.kind == bindRaw || b.num != numNone || b.raws }
 
 // bindDirect binds params to the P at p as bind does, without the
 // compiled decoder; false: b cannot, bind must (p is left as it was).
@@ -89,6 +90,8 @@ func (b *binder) bindDirect(params []byte, p unsafe.Pointer) bool {
 	case b.kind == bindRaw:
 		*(*json.RawMessage)(p) = bytes.Clone(params)
 		return true
+	case b.raws:
+		return bindRaws(params, p)
 	}
 	return b.bindNums(params, p)
 }
