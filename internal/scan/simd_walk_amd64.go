@@ -52,6 +52,8 @@ type walkState struct {
 	strAt   int    // the opening quote of the last string
 	strSt   int    // the state before that string (stKey or stValue)
 	endAt   int    // the end of the last number or literal
+	dig     uint64 // the block's digits
+	sc      uint64 // the block's bytes of numbers and literals (outside strings)
 }
 
 // scalarByte reports the bytes that can continue a number or a literal as far as the token
@@ -75,6 +77,8 @@ func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, 
 		b    = i - 64 // the block's first byte (refill moves it on first)
 		tok  uint64   // the tokens of the block not taken yet
 		prob uint64   // the problems inside strings among them
+		sepC uint64   // the tokens right after a ':' left out of tok (see refill)
+		sepM uint64   // the tokens right after a ',' left out of tok
 		at   int      // the offset of the token taken
 		k    int
 		c    byte
@@ -99,6 +103,7 @@ value: // a value
 	}
 	k = bits.TrailingZeros64(tok)
 	tok &= tok - 1
+valueAt: // the token at k, where a value may start
 	at = b + k
 	c = data[at]
 	if c == '"' {
@@ -120,6 +125,7 @@ key: // a member name
 	}
 	k = bits.TrailingZeros64(tok)
 	tok &= tok - 1
+keyAt: // the token at k, where a member name should start
 	at = b + k
 	if data[at] != '"' {
 		return at, depth, obj, stKey
@@ -134,12 +140,15 @@ colon: // after a member name
 	}
 	k = bits.TrailingZeros64(tok)
 	tok &= tok - 1
+	if sepC>>k&1 != 0 { // the ':' right before it was checked on the masks
+		goto valueAt
+	}
 	if prob>>k&1 != 0 {
 		return w.strAt, depth, obj, w.strSt
 	}
 	at = b + k
-	if data[at] != ':' {
-		return at, depth, obj, stColon
+	if data[at] != ':' { // at the ',' left out right before it, if there is one
+		return at - int(sepM>>k&1), depth, obj, stColon
 	}
 	goto value
 
@@ -150,6 +159,12 @@ next: // after a value
 	}
 	k = bits.TrailingZeros64(tok)
 	tok &= tok - 1
+	if sepM>>k&1 != 0 { // the ',' right before it was checked on the masks
+		if obj {
+			goto keyAt
+		}
+		goto valueAt
+	}
 	if prob>>k&1 != 0 {
 		return w.strAt, depth, obj, w.strSt
 	}
@@ -163,7 +178,7 @@ next: // after a value
 	if c == '}' && obj || c == ']' && !obj {
 		goto close
 	}
-	return at, depth, obj, stNext
+	return at - int(sepC>>k&1), depth, obj, stNext // at the ':' left out right before it, if any
 
 openObj: // after '{'
 	if tok == 0 {
@@ -224,7 +239,17 @@ close: // data[at] closes the innermost container
 	obj = s.isObject(depth - 1)
 	goto next
 
-scalar: // data[at] should start a number or a literal, where a value may start
+scalar: // data[at] (bit k of the block) should start a number or a literal, where a value may start
+	if d := w.dig >> k; d&1 != 0 { // an integer that ends in this block, from the masks
+		n := bits.TrailingZeros64(^d)
+		if e := k + n; e < 64 && w.sc>>e&1 == 0 && (c != '0' || n == 1) {
+			w.endAt = at + n
+			if !obj && data[at+n] == ',' && at+n+64 <= len(data) {
+				goto ints
+			}
+			goto next
+		}
+	}
 	if at+8 <= len(data) {
 		x := binary.LittleEndian.Uint64(data[at:])
 		if c-'0' < 10 {
@@ -349,7 +374,7 @@ refill: // the next block's tokens, then back to state w.resume
 		// classifyAll and classifyEscapes, written out: a call here would spill the walk's
 		// state to the stack and back on every block.
 		p := (*[64]byte)(data[b : b+64])
-		var q, bs, low, stc, ws uint64
+		var q, bs, low, stc, ws, colon, comma, closer uint64
 		if avx512 {
 			v := archsimd.LoadUint8x64(p)
 			c20 := archsimd.LoadUint8x64(&k20)
@@ -358,6 +383,10 @@ refill: // the next block's tokens, then back to state w.resume
 			low = v.AsInt8x64().Less(c20.AsInt8x64()).ToBits()
 			ws = archsimd.LoadUint8x64(&tWS).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v).ToBits()
 			stc = archsimd.LoadUint8x64(&tOp).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v.Or(c20)).ToBits()
+			colon = v.Equal(archsimd.LoadUint8x64(&kColon)).ToBits()
+			comma = v.Equal(archsimd.LoadUint8x64(&kComma)).ToBits()
+			closer = v.Or(c20).Equal(archsimd.LoadUint8x64(&kRBrace)).ToBits()
+			w.dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
 		} else {
 			v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
 			v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
@@ -373,6 +402,16 @@ refill: // the next block's tokens, then back to state w.resume
 			k = archsimd.LoadUint8x32((*[32]byte)(tOp[:32]))
 			stc = uint64(k.PermuteOrZeroGrouped(v0.AsInt8x32()).Equal(v0.Or(c20)).ToBits()) |
 				uint64(k.PermuteOrZeroGrouped(v1.AsInt8x32()).Equal(v1.Or(c20)).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(kColon[:32]))
+			colon = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(kComma[:32]))
+			comma = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(kRBrace[:32]))
+			closer = uint64(v0.Or(c20).Equal(k).ToBits()) | uint64(v1.Or(c20).Equal(k).ToBits())<<32
+			k = archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+			n := archsimd.LoadUint8x32((*[32]byte)(k09[:32]))
+			d0, d1 := v0.Sub(k), v1.Sub(k) // a digit when min(d, 9) == d: AVX2 compares only signed
+			w.dig = uint64(d0.Min(n).Equal(d0).ToBits()) | uint64(d1.Min(n).Equal(d1).ToBits())<<32
 		}
 		escaped := w.escNext
 		if bs != 0 {
@@ -427,7 +466,17 @@ refill: // the next block's tokens, then back to state w.resume
 			}
 		}
 		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
-		w.scNext = sc >> 63
+		w.scNext, w.sc = sc>>63, sc
+		// A ':' or ',' between the end of a value (a closing quote, a number or literal, a
+		// '}' or ']') and a token that is none of ':' ',' '}' ']', all three in this block,
+		// leaves tok: the token right after it is marked in sepC or sepM instead. Only colon
+		// and next, the states a value ends in, take such a token (any other state took a
+		// token between: the value's own). Colon goes on with a value at it when a ':' was
+		// left out, next with a name or a value when a ',' was; for anything else, the token
+		// is one neither state accepts, and the error is at the separator.
+		sep := (colon | comma) & outside & ((qr&^in | sc | closer&outside) << 1) & ((tok &^ (colon | comma | closer)) >> 1)
+		tok &^= sep
+		sepC, sepM = (sep&colon)<<1, (sep&comma)<<1
 	}
 	switch w.resume {
 	case wValue:
