@@ -49,8 +49,9 @@ type walkState struct {
 	scNext  uint64 // 1 when the next block's first byte continues a number or literal
 	resume  int    // the state refill goes back to
 	openAt  int    // the bracket of the container just opened (wOpenObj, wOpenArr)
-	strAt   int    // the opening quote of the last string
-	strSt   int    // the state before that string (stKey or stValue)
+	strAt   int    // the opening quote of the string the block ends in (inStr)
+	strIn   int    // the opening quote of the string the block starts in
+	qo      uint64 // the block's opening quotes
 	endAt   int    // the end of the last number or literal
 	dig     uint64 // the block's digits
 	sc      uint64 // the block's bytes of numbers and literals (outside strings)
@@ -74,15 +75,16 @@ func isStructural(b byte) bool {
 // state takes the next token (tz of the mask) and checks only the bytes it allows.
 func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
 	var (
-		b    = i - 64 // the block's first byte (refill moves it on first)
-		tok  uint64   // the tokens of the block not taken yet
-		prob uint64   // the problems inside strings among them
-		sepC uint64   // the tokens right after a ':' left out of tok (see refill)
-		sepM uint64   // the tokens right after a ',' left out of tok
-		at   int      // the offset of the token taken
-		k    int
-		c    byte
-		w    = &s.ws // what is seldom needed lives in memory, leaving the registers to the above
+		b    = i - 64  // the block's first byte (refill moves it on first)
+		blk  *[64]byte // data[b:b+64]
+		tok  uint64    // the tokens of the block not taken yet
+		prob uint64    // the problems inside strings among them
+		sepC uint64    // the tokens right after a ':' left out of tok (see refill)
+		sepM uint64    // the tokens right after a ',' left out of tok
+		k    int       // the bit of the token taken
+		c    byte      // its byte
+		at   int       // its offset, where the code needs it
+		w    = &s.ws   // what is seldom needed lives in memory, leaving the registers to the above
 	)
 	*w = walkState{resume: wNext}
 	switch st {
@@ -101,20 +103,17 @@ value: // a value
 		w.resume = wValue
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
 valueAt: // the token at k, where a value may start
-	at = b + k
-	c = data[at]
-	if c == '"' {
-		w.strAt, w.strSt = at, stValue
+	if c = blk[k]; c == '"' {
 		goto next
 	}
 	if c == '{' || c == '[' {
 		goto open
 	}
 	if c == ']' || c == '}' || c == ':' || c == ',' {
-		return at, depth, obj, stValue
+		return b + k, depth, obj, stValue
 	}
 	goto scalar
 
@@ -123,14 +122,12 @@ key: // a member name
 		w.resume = wKey
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
 keyAt: // the token at k, where a member name should start
-	at = b + k
-	if data[at] != '"' {
-		return at, depth, obj, stKey
+	if blk[k] != '"' {
+		return b + k, depth, obj, stKey
 	}
-	w.strAt, w.strSt = at, stKey
 	goto colon
 
 colon: // after a member name
@@ -138,17 +135,19 @@ colon: // after a member name
 		w.resume = wColon
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
 	if sepC>>k&1 != 0 { // the ':' right before it was checked on the masks
+		if c = blk[k]; c == '"' {
+			goto next
+		}
 		goto valueAt
 	}
 	if prob>>k&1 != 0 {
-		return w.strAt, depth, obj, w.strSt
+		return w.stringAt(b, k), depth, obj, stKey
 	}
-	at = b + k
-	if data[at] != ':' { // at the ',' left out right before it, if there is one
-		return at - int(sepM>>k&1), depth, obj, stColon
+	if blk[k] != ':' { // at the ',' left out right before it, if there is one
+		return b + k - int(sepM>>k&1), depth, obj, stColon
 	}
 	goto value
 
@@ -157,19 +156,21 @@ next: // after a value
 		w.resume = wNext
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
 	if sepM>>k&1 != 0 { // the ',' right before it was checked on the masks
 		if obj {
+			if blk[k] == '"' {
+				goto colon
+			}
 			goto keyAt
 		}
 		goto valueAt
 	}
 	if prob>>k&1 != 0 {
-		return w.strAt, depth, obj, w.strSt
+		return w.stringAt(b, k), depth, obj, stValue
 	}
-	at = b + k
-	if c = data[at]; c == ',' {
+	if c = blk[k]; c == ',' {
 		if obj {
 			goto key
 		}
@@ -178,18 +179,16 @@ next: // after a value
 	if c == '}' && obj || c == ']' && !obj {
 		goto close
 	}
-	return at - int(sepC>>k&1), depth, obj, stNext // at the ':' left out right before it, if any
+	return b + k - int(sepC>>k&1), depth, obj, stNext // at the ':' left out right before it, if any
 
 openObj: // after '{'
 	if tok == 0 {
 		w.resume = wOpenObj
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	at = b + k
-	if c = data[at]; c == '"' {
-		w.strAt, w.strSt = at, stKey
+	if c = blk[k]; c == '"' {
 		goto colon
 	}
 	if c == '}' {
@@ -202,12 +201,10 @@ openArr: // after '['
 		w.resume = wOpenArr
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	at = b + k
-	switch c = data[at]; c {
+	switch c = blk[k]; c {
 	case '"':
-		w.strAt, w.strSt = at, stValue
 		goto next
 	case '{', '[':
 		goto open
@@ -218,29 +215,30 @@ openArr: // after '['
 	}
 	goto scalar
 
-open: // data[at] is '{' or '[', where a value may start
+open: // c, bit k of the block, is '{' or '[', where a value may start
 	if depth >= s.maxDepth {
-		return at, depth, obj, stValue
+		return b + k, depth, obj, stValue
 	}
 	obj = c == '{'
 	s.push(depth, obj)
 	depth++
-	w.openAt = at
+	w.openAt = b + k
 	if obj {
 		goto openObj
 	}
 	goto openArr
 
-close: // data[at] closes the innermost container
+close: // bit k of the block closes the innermost container
 	depth--
 	if depth == base {
-		return at + 1, depth, obj, stDone
+		return b + k + 1, depth, obj, stDone
 	}
 	obj = s.isObject(depth - 1)
 	goto next
 
-scalar: // data[at] (bit k of the block) should start a number or a literal, where a value may start
-	if d := w.dig >> k; d&1 != 0 { // an integer that ends in this block, from the masks
+scalar: // c, bit k of the block, should start a number or a literal, where a value may start
+	at = b + k
+	if d := w.dig >> k; c-'0' < 10 { // an integer that ends in this block, from the masks
 		n := bits.TrailingZeros64(^d)
 		if e := k + n; e < 64 && w.sc>>e&1 == 0 && (c != '0' || n == 1) {
 			w.endAt = at + n
@@ -374,6 +372,7 @@ refill: // the next block's tokens, then back to state w.resume
 		// classifyAll and classifyEscapes, written out: a call here would spill the walk's
 		// state to the stack and back on every block.
 		p := (*[64]byte)(data[b : b+64])
+		blk = p
 		var q, bs, low, stc, ws, colon, comma, closer uint64
 		if avx512 {
 			v := archsimd.LoadUint8x64(p)
@@ -425,6 +424,10 @@ refill: // the next block's tokens, then back to state w.resume
 		qr := q &^ escaped
 		in := prefixXor(qr) ^ w.inStr
 		w.inStr = uint64(int64(in) >> 63)
+		w.qo, w.strIn = qr&in, w.strAt
+		if in>>63 != 0 && qr&in != 0 {
+			w.strAt = b + 63 - bits.LeadingZeros64(qr&in)
+		}
 		outside := ^(in | qr)
 		sc := ^(stc | ws | q) & outside
 		prob = in & low
@@ -493,8 +496,11 @@ refill: // the next block's tokens, then back to state w.resume
 	goto openArr
 
 last: // fewer than 64 bytes left: Composite goes on from the first byte not scanned
-	if w.inStr != 0 {
-		return w.strAt, depth, obj, w.strSt
+	if w.inStr != 0 { // in a name (colon) or a value (next)
+		if w.resume == wColon {
+			return w.strAt, depth, obj, stKey
+		}
+		return w.strAt, depth, obj, stValue
 	}
 	b = max(b, w.endAt)
 	switch w.resume {
@@ -508,6 +514,15 @@ last: // fewer than 64 bytes left: Composite goes on from the first byte not sca
 		return b, depth, obj, stNext
 	}
 	return w.openAt, depth - 1, obj, stOpen
+}
+
+// stringAt returns the opening quote of the string that bit k of the block at b is in: the
+// last one before k in the block, else the one the block starts in.
+func (w *walkState) stringAt(b, k int) int {
+	if o := w.qo & (1<<k - 1); o != 0 {
+		return b + 63 - bits.LeadingZeros64(o)
+	}
+	return w.strIn
 }
 
 // hex4 reports whether data[i:i+4] are four hex digits.
