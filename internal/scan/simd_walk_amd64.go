@@ -49,12 +49,12 @@ type walkState struct {
 	scNext  uint64 // 1 when the next block's first byte continues a number or literal
 	resume  int    // the state refill goes back to
 	openAt  int    // the bracket of the container just opened (wOpenObj, wOpenArr)
-	strAt   int    // the opening quote of the string the block ends in (inStr)
-	strIn   int    // the opening quote of the string the block starts in
-	qo      uint64 // the block's opening quotes
+	strAt   int    // the opening quote of the last string
+	strSt   int    // the state before that string (stKey or stValue)
 	endAt   int    // the end of the last number or literal
 	dig     uint64 // the block's digits
 	sc      uint64 // the block's bytes of numbers and literals (outside strings)
+	prob    uint64 // the block's problems inside strings (tokens)
 }
 
 // scalarByte reports the bytes that can continue a number or a literal as far as the token
@@ -78,7 +78,6 @@ func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, 
 		b    = i - 64  // the block's first byte (refill moves it on first)
 		blk  *[64]byte // data[b:b+64]
 		tok  uint64    // the tokens of the block not taken yet
-		prob uint64    // the problems inside strings among them
 		sepC uint64    // the tokens right after a ':' left out of tok (see refill)
 		sepM uint64    // the tokens right after a ',' left out of tok
 		k    int       // the bit of the token taken
@@ -107,6 +106,7 @@ value: // a value
 	tok &= tok - 1
 valueAt: // the token at k, where a value may start
 	if c = blk[k]; c == '"' {
+		w.strAt, w.strSt = b+k, stValue
 		goto next
 	}
 	if c == '{' || c == '[' {
@@ -128,6 +128,7 @@ keyAt: // the token at k, where a member name should start
 	if blk[k] != '"' {
 		return b + k, depth, obj, stKey
 	}
+	w.strAt, w.strSt = b+k, stKey
 	goto colon
 
 colon: // after a member name
@@ -139,12 +140,13 @@ colon: // after a member name
 	tok &= tok - 1
 	if sepC>>k&1 != 0 { // the ':' right before it was checked on the masks
 		if c = blk[k]; c == '"' {
+			w.strAt, w.strSt = b+k, stValue
 			goto next
 		}
 		goto valueAt
 	}
-	if prob>>k&1 != 0 {
-		return w.stringAt(b, k), depth, obj, stKey
+	if w.prob>>k&1 != 0 {
+		return w.strAt, depth, obj, w.strSt
 	}
 	if blk[k] != ':' { // at the ',' left out right before it, if there is one
 		return b + k - int(sepM>>k&1), depth, obj, stColon
@@ -161,14 +163,15 @@ next: // after a value
 	if sepM>>k&1 != 0 { // the ',' right before it was checked on the masks
 		if obj {
 			if blk[k] == '"' {
+				w.strAt, w.strSt = b+k, stKey
 				goto colon
 			}
 			goto keyAt
 		}
 		goto valueAt
 	}
-	if prob>>k&1 != 0 {
-		return w.stringAt(b, k), depth, obj, stValue
+	if w.prob>>k&1 != 0 {
+		return w.strAt, depth, obj, w.strSt
 	}
 	if c = blk[k]; c == ',' {
 		if obj {
@@ -189,6 +192,7 @@ openObj: // after '{'
 	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
 	if c = blk[k]; c == '"' {
+		w.strAt, w.strSt = b+k, stKey
 		goto colon
 	}
 	if c == '}' {
@@ -205,6 +209,7 @@ openArr: // after '['
 	tok &= tok - 1
 	switch c = blk[k]; c {
 	case '"':
+		w.strAt, w.strSt = b+k, stValue
 		goto next
 	case '{', '[':
 		goto open
@@ -373,7 +378,7 @@ refill: // the next block's tokens, then back to state w.resume
 		// state to the stack and back on every block.
 		p := (*[64]byte)(data[b : b+64])
 		blk = p
-		var q, bs, low, stc, ws, colon, comma, closer uint64
+		var q, bs, low, stc, ws uint64
 		if avx512 {
 			v := archsimd.LoadUint8x64(p)
 			c20 := archsimd.LoadUint8x64(&k20)
@@ -382,10 +387,6 @@ refill: // the next block's tokens, then back to state w.resume
 			low = v.AsInt8x64().Less(c20.AsInt8x64()).ToBits()
 			ws = archsimd.LoadUint8x64(&tWS).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v).ToBits()
 			stc = archsimd.LoadUint8x64(&tOp).PermuteOrZeroGrouped(v.AsInt8x64()).Equal(v.Or(c20)).ToBits()
-			colon = v.Equal(archsimd.LoadUint8x64(&kColon)).ToBits()
-			comma = v.Equal(archsimd.LoadUint8x64(&kComma)).ToBits()
-			closer = v.Or(c20).Equal(archsimd.LoadUint8x64(&kRBrace)).ToBits()
-			w.dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
 		} else {
 			v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
 			v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
@@ -401,16 +402,6 @@ refill: // the next block's tokens, then back to state w.resume
 			k = archsimd.LoadUint8x32((*[32]byte)(tOp[:32]))
 			stc = uint64(k.PermuteOrZeroGrouped(v0.AsInt8x32()).Equal(v0.Or(c20)).ToBits()) |
 				uint64(k.PermuteOrZeroGrouped(v1.AsInt8x32()).Equal(v1.Or(c20)).ToBits())<<32
-			k = archsimd.LoadUint8x32((*[32]byte)(kColon[:32]))
-			colon = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
-			k = archsimd.LoadUint8x32((*[32]byte)(kComma[:32]))
-			comma = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
-			k = archsimd.LoadUint8x32((*[32]byte)(kRBrace[:32]))
-			closer = uint64(v0.Or(c20).Equal(k).ToBits()) | uint64(v1.Or(c20).Equal(k).ToBits())<<32
-			k = archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
-			n := archsimd.LoadUint8x32((*[32]byte)(k09[:32]))
-			d0, d1 := v0.Sub(k), v1.Sub(k) // a digit when min(d, 9) == d: AVX2 compares only signed
-			w.dig = uint64(d0.Min(n).Equal(d0).ToBits()) | uint64(d1.Min(n).Equal(d1).ToBits())<<32
 		}
 		escaped := w.escNext
 		if bs != 0 {
@@ -424,13 +415,9 @@ refill: // the next block's tokens, then back to state w.resume
 		qr := q &^ escaped
 		in := prefixXor(qr) ^ w.inStr
 		w.inStr = uint64(int64(in) >> 63)
-		w.qo, w.strIn = qr&in, w.strAt
-		if in>>63 != 0 && qr&in != 0 {
-			w.strAt = b + 63 - bits.LeadingZeros64(qr&in)
-		}
 		outside := ^(in | qr)
 		sc := ^(stc | ws | q) & outside
-		prob = in & low
+		prob := in & low
 		if e := escaped & in; e != 0 {
 			var valid, u, hex uint64
 			if avx512 {
@@ -469,6 +456,7 @@ refill: // the next block's tokens, then back to state w.resume
 			}
 		}
 		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
+		w.prob = prob
 		w.scNext, w.sc = sc>>63, sc
 		// A ':' or ',' between the end of a value (a closing quote, a number or literal, a
 		// '}' or ']') and a token that is none of ':' ',' '}' ']', all three in this block,
@@ -477,9 +465,42 @@ refill: // the next block's tokens, then back to state w.resume
 		// token between: the value's own). Colon goes on with a value at it when a ':' was
 		// left out, next with a name or a value when a ',' was; for anything else, the token
 		// is one neither state accepts, and the error is at the separator.
-		sep := (colon | comma) & outside & ((qr&^in | sc | closer&outside) << 1) & ((tok &^ (colon | comma | closer)) >> 1)
-		tok &^= sep
-		sepC, sepM = (sep&colon)<<1, (sep&comma)<<1
+		sepC, sepM = 0, 0
+		if x := stc & outside & (stc&outside - 1); x&(x-1) != 0 { // three or more: worth it
+			var colon, comma, closer uint64
+			if avx512 {
+				v := archsimd.LoadUint8x64(p)
+				colon = v.Equal(archsimd.LoadUint8x64(&kColon)).ToBits()
+				comma = v.Equal(archsimd.LoadUint8x64(&kComma)).ToBits()
+				closer = v.Or(archsimd.LoadUint8x64(&k20)).Equal(archsimd.LoadUint8x64(&kRBrace)).ToBits()
+			} else {
+				v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+				v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+				c20 := archsimd.LoadUint8x32((*[32]byte)(k20[:32]))
+				k := archsimd.LoadUint8x32((*[32]byte)(kColon[:32]))
+				colon = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+				k = archsimd.LoadUint8x32((*[32]byte)(kComma[:32]))
+				comma = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+				k = archsimd.LoadUint8x32((*[32]byte)(kRBrace[:32]))
+				closer = uint64(v0.Or(c20).Equal(k).ToBits()) | uint64(v1.Or(c20).Equal(k).ToBits())<<32
+			}
+			sep := (colon | comma) & outside & ((qr&^in | sc | closer&outside) << 1) & ((tok &^ (colon | comma | closer)) >> 1)
+			tok &^= sep
+			sepC, sepM = (sep&colon)<<1, (sep&comma)<<1
+		}
+		if sc != 0 { // digits, for the numbers (scalar)
+			if avx512 {
+				v := archsimd.LoadUint8x64(p)
+				w.dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
+			} else {
+				v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+				v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+				c := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+				n := archsimd.LoadUint8x32((*[32]byte)(k09[:32]))
+				d0, d1 := v0.Sub(c), v1.Sub(c) // a digit when min(d, 9) == d: AVX2 compares only signed
+				w.dig = uint64(d0.Min(n).Equal(d0).ToBits()) | uint64(d1.Min(n).Equal(d1).ToBits())<<32
+			}
+		}
 	}
 	switch w.resume {
 	case wValue:
@@ -496,11 +517,8 @@ refill: // the next block's tokens, then back to state w.resume
 	goto openArr
 
 last: // fewer than 64 bytes left: Composite goes on from the first byte not scanned
-	if w.inStr != 0 { // in a name (colon) or a value (next)
-		if w.resume == wColon {
-			return w.strAt, depth, obj, stKey
-		}
-		return w.strAt, depth, obj, stValue
+	if w.inStr != 0 {
+		return w.strAt, depth, obj, w.strSt
 	}
 	b = max(b, w.endAt)
 	switch w.resume {
@@ -514,15 +532,6 @@ last: // fewer than 64 bytes left: Composite goes on from the first byte not sca
 		return b, depth, obj, stNext
 	}
 	return w.openAt, depth - 1, obj, stOpen
-}
-
-// stringAt returns the opening quote of the string that bit k of the block at b is in: the
-// last one before k in the block, else the one the block starts in.
-func (w *walkState) stringAt(b, k int) int {
-	if o := w.qo & (1<<k - 1); o != 0 {
-		return b + 63 - bits.LeadingZeros64(o)
-	}
-	return w.strIn
 }
 
 // hex4 reports whether data[i:i+4] are four hex digits.
