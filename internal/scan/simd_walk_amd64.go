@@ -31,13 +31,14 @@ import (
 	"simd/archsimd"
 )
 
-// walk's own states; those Composite goes on from are the st* constants of value.go.
+// walk's own states. The first four are the st* states of value.go Composite goes on from
+// (last hands them back as they are); after '{' and '[' Composite goes on from stOpen.
 const (
-	wValue = iota
-	wKey
-	wColon
-	wNext
-	wOpenObj
+	wValue   = stValue
+	wKey     = stKey
+	wColon   = stColon
+	wNext    = stNext
+	wOpenObj = stScalar + 1 + iota
 	wOpenArr
 )
 
@@ -520,18 +521,10 @@ last: // fewer than 64 bytes left: Composite goes on from the first byte not sca
 	if w.inStr != 0 {
 		return w.strAt, depth, obj, w.strSt
 	}
-	b = max(b, w.endAt)
-	switch w.resume {
-	case wValue:
-		return b, depth, obj, stValue
-	case wKey:
-		return b, depth, obj, stKey
-	case wColon:
-		return b, depth, obj, stColon
-	case wNext:
-		return b, depth, obj, stNext
+	if w.resume == wOpenObj || w.resume == wOpenArr {
+		return w.openAt, depth - 1, obj, stOpen
 	}
-	return w.openAt, depth - 1, obj, stOpen
+	return max(b, w.endAt), depth, obj, w.resume
 }
 
 // hex4 reports whether data[i:i+4] are four hex digits.
