@@ -458,7 +458,7 @@ refill: // the next block's tokens, then back to state w.resume
 		}
 		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
 		w.prob = prob
-		w.scNext, w.sc = sc>>63, sc
+		w.scNext = sc >> 63
 		// A ':' or ',' between the end of a value (a closing quote, a number or literal, a
 		// '}' or ']') and a token that is none of ':' ',' '}' ']', all three in this block,
 		// leaves tok: the token right after it is marked in sepC or sepM instead. Only colon
@@ -489,7 +489,8 @@ refill: // the next block's tokens, then back to state w.resume
 			tok &^= sep
 			sepC, sepM = (sep&colon)<<1, (sep&comma)<<1
 		}
-		if sc != 0 { // digits, for the numbers (scalar)
+		if sc != 0 { // for the numbers (scalar: only for a token in sc, so stale otherwise)
+			w.sc = sc
 			if avx512 {
 				v := archsimd.LoadUint8x64(p)
 				w.dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
