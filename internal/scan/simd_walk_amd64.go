@@ -14,9 +14,15 @@ package scan
 //
 // Stage 2 walks the tokens in order through the state machine Composite has (value, key,
 // colon, next, and the two just-opened states), pushing and popping the same bit stack.
-// Numbers and literals are checked where they start (run's SWAR integer test, else Scalar),
-// and what follows them must not be part of them. A string is one token: its contents were
-// checked by the masks, and a problem inside it is a token of its own.
+// Integers are checked on a digit mask where they start (else run's SWAR test, or Number
+// written out), and what follows them must not be part of them. A string is one token: its
+// contents were checked by the masks, and a problem inside it is a token of its own.
+//
+// In blocks with three or more structural bytes, a ':' or ',' that sits right between the
+// end of a value and the next token (compact JSON: `"name":1,"next"`) is not a token: the
+// token after it carries a mark instead (sepC, sepM), which only the states a value ends in
+// (colon, next) take, and which makes them go on with that token at once. The refill
+// comment says why no other state can meet a marked token, and where errors are reported.
 //
 // At anything it does not accept (a problem in a string, a token the state does not allow,
 // a number or literal that is not valid, the depth limit) and when fewer than 64 bytes are
@@ -459,13 +465,15 @@ refill: // the next block's tokens, then back to state w.resume
 		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
 		w.prob = prob
 		w.scNext = sc >> 63
-		// A ':' or ',' between the end of a value (a closing quote, a number or literal, a
-		// '}' or ']') and a token that is none of ':' ',' '}' ']', all three in this block,
-		// leaves tok: the token right after it is marked in sepC or sepM instead. Only colon
-		// and next, the states a value ends in, take such a token (any other state took a
-		// token between: the value's own). Colon goes on with a value at it when a ':' was
-		// left out, next with a name or a value when a ',' was; for anything else, the token
-		// is one neither state accepts, and the error is at the separator.
+		// A ':' or ',' at T-1 between the end of a value at T-2 (a closing quote, a number
+		// or literal, a '}' or ']') and a token at T that is none of ':' ',' '}' ']', all in
+		// this block, leaves tok; T is marked in sepC or sepM instead. The last token before
+		// T is then that value's own (its opening quote, first byte or bracket), and walk,
+		// having accepted it, is in colon (a name) or next: no other state meets a marked
+		// token. Colon goes on with a value at T when a ':' was left out, next with a name
+		// or a value when a ',' was. Otherwise T is nothing either state accepts (it is not
+		// a separator or a closer), and the error is reported at T-1, the separator, where
+		// the portable code reports it.
 		sepC, sepM = 0, 0
 		if x := stc & outside & (stc&outside - 1); x&(x-1) != 0 { // three or more: worth it
 			var colon, comma, closer uint64
