@@ -204,6 +204,7 @@ func all32(p *[32]byte) (q, bs, low, st, ws uint32) {
 var (
 	kQuote, kBackslash, k20, k0F, k30, kU = splat('"'), splat('\\'), splat(0x20), splat(0x0F), splat(0x30), splat('u')
 	k0A, k09, kComma, kMinus              = splat(10), splat(9), splat(','), splat('-')
+	kColon, kRBrace                       = splat(':'), splat('}')
 
 	// tWS[n] is the whitespace byte whose low nibble is n, else a byte whose low nibble is not n.
 	tWS = lanes([16]byte{' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100})

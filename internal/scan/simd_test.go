@@ -188,6 +188,28 @@ func TestSIMDBoundaries(t *testing.T) {
 	}
 }
 
+// TestSIMDSeparators moves compact members, right and wrong, across every offset of two
+// blocks, in objects and arrays: walk checks a ':' or ',' between a value and the next token
+// on the masks (not as a token), and must accept and reject exactly what the portable code
+// does, at the same offset.
+func TestSIMDSeparators(t *testing.T) {
+	defer restore(scan.SetSIMD(scan.AVX512))
+	skipPortable(t)
+	members := []string{`"a":1,"b":"c"`, `"a":{"b":1},"c":[2,"d"]`, `"a":true,"b":null,"c":-1`,
+		`"a","b":1`, `"a":"b":1`, `"a"::1`, `"a":,1`, `"a":1,}`, `"a":}`, `"a":1:2`, `"a":{"b":1}"c":2`,
+		`"a":[1,]`, `"a":[1:2]`, `"a":[1,"x":2]`, `"a":[1,,2]`, `"a":1,,"b":2`, `"a":"x","b"}`, `"a":[1]:2`,
+		`"a":{}:1`, `"a":01,"b":1`, `"a":1x,"b":1`, `"a":"x"1,"b":1`, `"a":"x"{"b":1}`, `"a":["x"]"b"`,
+		`"a":1,"b"`, `"a":1,2`, `"a":"\u00e9","b":"\x"`, "\"a\":\"\x01\",\"b\":1"}
+	for _, m := range members {
+		for k := 0; k < 140; k++ {
+			pad := strings.Repeat("p", k)
+			same(t, []byte(`{"pad":"`+pad+`",`+m+`,"z":[`+m[:len(m)/2]+`]}`))
+			same(t, []byte(`["`+pad+`",{`+m+`},[`+m+`],"z"]`))
+			same(t, []byte(`[1,`+strings.Repeat("2,", k)+`{`+m+`}]`))
+		}
+	}
+}
+
 // TestSIMDMutations replaces, inserts and deletes one byte at every offset of documents of
 // every shape (nested, with whitespace, literals and floats) and compares both paths.
 func TestSIMDMutations(t *testing.T) {

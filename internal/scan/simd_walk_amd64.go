@@ -14,9 +14,15 @@ package scan
 //
 // Stage 2 walks the tokens in order through the state machine Composite has (value, key,
 // colon, next, and the two just-opened states), pushing and popping the same bit stack.
-// Numbers and literals are checked where they start (run's SWAR integer test, else Scalar),
-// and what follows them must not be part of them. A string is one token: its contents were
-// checked by the masks, and a problem inside it is a token of its own.
+// Integers are checked on a digit mask where they start (else run's SWAR test, or Number
+// written out), and what follows them must not be part of them. A string is one token: its
+// contents were checked by the masks, and a problem inside it is a token of its own.
+//
+// In blocks with three or more structural bytes, a ':' or ',' that sits right between the
+// end of a value and the next token (compact JSON: `"name":1,"next"`) is not a token: the
+// token after it carries a mark instead (sepC, sepM), which only the states a value ends in
+// (colon, next) take, and which makes them go on with that token at once. The refill
+// comment says why no other state can meet a marked token, and where errors are reported.
 //
 // At anything it does not accept (a problem in a string, a token the state does not allow,
 // a number or literal that is not valid, the depth limit) and when fewer than 64 bytes are
@@ -31,13 +37,14 @@ import (
 	"simd/archsimd"
 )
 
-// walk's own states; those Composite goes on from are the st* constants of value.go.
+// walk's own states. The first four are the st* states of value.go Composite goes on from
+// (last hands them back as they are); after '{' and '[' Composite goes on from stOpen.
 const (
-	wValue = iota
-	wKey
-	wColon
-	wNext
-	wOpenObj
+	wValue   = stValue
+	wKey     = stKey
+	wColon   = stColon
+	wNext    = stNext
+	wOpenObj = stScalar + 1 + iota
 	wOpenArr
 )
 
@@ -52,6 +59,9 @@ type walkState struct {
 	strAt   int    // the opening quote of the last string
 	strSt   int    // the state before that string (stKey or stValue)
 	endAt   int    // the end of the last number or literal
+	dig     uint64 // the block's digits
+	sc      uint64 // the block's bytes of numbers and literals (outside strings)
+	prob    uint64 // the block's problems inside strings (tokens)
 }
 
 // scalarByte reports the bytes that can continue a number or a literal as far as the token
@@ -72,13 +82,15 @@ func isStructural(b byte) bool {
 // state takes the next token (tz of the mask) and checks only the bytes it allows.
 func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
 	var (
-		b    = i - 64 // the block's first byte (refill moves it on first)
-		tok  uint64   // the tokens of the block not taken yet
-		prob uint64   // the problems inside strings among them
-		at   int      // the offset of the token taken
-		k    int
-		c    byte
-		w    = &s.ws // what is seldom needed lives in memory, leaving the registers to the above
+		b    = i - 64  // the block's first byte (refill moves it on first)
+		blk  *[64]byte // data[b:b+64]
+		tok  uint64    // the tokens of the block not taken yet
+		sepC uint64    // the tokens right after a ':' left out of tok (see refill)
+		sepM uint64    // the tokens right after a ',' left out of tok
+		k    int       // the bit of the token taken
+		c    byte      // its byte
+		at   int       // its offset, where the code needs it
+		w    = &s.ws   // what is seldom needed lives in memory, leaving the registers to the above
 	)
 	*w = walkState{resume: wNext}
 	switch st {
@@ -97,19 +109,18 @@ value: // a value
 		w.resume = wValue
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	at = b + k
-	c = data[at]
-	if c == '"' {
-		w.strAt, w.strSt = at, stValue
+valueAt: // the token at k, where a value may start
+	if c = blk[k]; c == '"' {
+		w.strAt, w.strSt = b+k, stValue
 		goto next
 	}
 	if c == '{' || c == '[' {
 		goto open
 	}
 	if c == ']' || c == '}' || c == ':' || c == ',' {
-		return at, depth, obj, stValue
+		return b + k, depth, obj, stValue
 	}
 	goto scalar
 
@@ -118,13 +129,13 @@ key: // a member name
 		w.resume = wKey
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	at = b + k
-	if data[at] != '"' {
-		return at, depth, obj, stKey
+keyAt: // the token at k, where a member name should start
+	if blk[k] != '"' {
+		return b + k, depth, obj, stKey
 	}
-	w.strAt, w.strSt = at, stKey
+	w.strAt, w.strSt = b+k, stKey
 	goto colon
 
 colon: // after a member name
@@ -132,14 +143,20 @@ colon: // after a member name
 		w.resume = wColon
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	if prob>>k&1 != 0 {
+	if sepC>>k&1 != 0 { // the ':' right before it was checked on the masks
+		if c = blk[k]; c == '"' {
+			w.strAt, w.strSt = b+k, stValue
+			goto next
+		}
+		goto valueAt
+	}
+	if w.prob>>k&1 != 0 {
 		return w.strAt, depth, obj, w.strSt
 	}
-	at = b + k
-	if data[at] != ':' {
-		return at, depth, obj, stColon
+	if blk[k] != ':' { // at the ',' left out right before it, if there is one
+		return b + k - int(sepM>>k&1), depth, obj, stColon
 	}
 	goto value
 
@@ -148,13 +165,22 @@ next: // after a value
 		w.resume = wNext
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	if prob>>k&1 != 0 {
+	if sepM>>k&1 != 0 { // the ',' right before it was checked on the masks
+		if obj {
+			if blk[k] == '"' {
+				w.strAt, w.strSt = b+k, stKey
+				goto colon
+			}
+			goto keyAt
+		}
+		goto valueAt
+	}
+	if w.prob>>k&1 != 0 {
 		return w.strAt, depth, obj, w.strSt
 	}
-	at = b + k
-	if c = data[at]; c == ',' {
+	if c = blk[k]; c == ',' {
 		if obj {
 			goto key
 		}
@@ -163,18 +189,17 @@ next: // after a value
 	if c == '}' && obj || c == ']' && !obj {
 		goto close
 	}
-	return at, depth, obj, stNext
+	return b + k - int(sepC>>k&1), depth, obj, stNext // at the ':' left out right before it, if any
 
 openObj: // after '{'
 	if tok == 0 {
 		w.resume = wOpenObj
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	at = b + k
-	if c = data[at]; c == '"' {
-		w.strAt, w.strSt = at, stKey
+	if c = blk[k]; c == '"' {
+		w.strAt, w.strSt = b+k, stKey
 		goto colon
 	}
 	if c == '}' {
@@ -187,12 +212,11 @@ openArr: // after '['
 		w.resume = wOpenArr
 		goto refill
 	}
-	k = bits.TrailingZeros64(tok)
+	k = bits.TrailingZeros64(tok) & 63
 	tok &= tok - 1
-	at = b + k
-	switch c = data[at]; c {
+	switch c = blk[k]; c {
 	case '"':
-		w.strAt, w.strSt = at, stValue
+		w.strAt, w.strSt = b+k, stValue
 		goto next
 	case '{', '[':
 		goto open
@@ -203,28 +227,39 @@ openArr: // after '['
 	}
 	goto scalar
 
-open: // data[at] is '{' or '[', where a value may start
+open: // c, bit k of the block, is '{' or '[', where a value may start
 	if depth >= s.maxDepth {
-		return at, depth, obj, stValue
+		return b + k, depth, obj, stValue
 	}
 	obj = c == '{'
 	s.push(depth, obj)
 	depth++
-	w.openAt = at
+	w.openAt = b + k
 	if obj {
 		goto openObj
 	}
 	goto openArr
 
-close: // data[at] closes the innermost container
+close: // bit k of the block closes the innermost container
 	depth--
 	if depth == base {
-		return at + 1, depth, obj, stDone
+		return b + k + 1, depth, obj, stDone
 	}
 	obj = s.isObject(depth - 1)
 	goto next
 
-scalar: // data[at] should start a number or a literal, where a value may start
+scalar: // c, bit k of the block, should start a number or a literal, where a value may start
+	at = b + k
+	if d := w.dig >> k; c-'0' < 10 { // an integer that ends in this block, from the masks
+		n := bits.TrailingZeros64(^d)
+		if e := k + n; e < 64 && w.sc>>e&1 == 0 && (c != '0' || n == 1) {
+			w.endAt = at + n
+			if !obj && data[at+n] == ',' && at+n+64 <= len(data) {
+				goto ints
+			}
+			goto next
+		}
+	}
 	if at+8 <= len(data) {
 		x := binary.LittleEndian.Uint64(data[at:])
 		if c-'0' < 10 {
@@ -349,6 +384,7 @@ refill: // the next block's tokens, then back to state w.resume
 		// classifyAll and classifyEscapes, written out: a call here would spill the walk's
 		// state to the stack and back on every block.
 		p := (*[64]byte)(data[b : b+64])
+		blk = p
 		var q, bs, low, stc, ws uint64
 		if avx512 {
 			v := archsimd.LoadUint8x64(p)
@@ -388,7 +424,7 @@ refill: // the next block's tokens, then back to state w.resume
 		w.inStr = uint64(int64(in) >> 63)
 		outside := ^(in | qr)
 		sc := ^(stc | ws | q) & outside
-		prob = in & low
+		prob := in & low
 		if e := escaped & in; e != 0 {
 			var valid, u, hex uint64
 			if avx512 {
@@ -427,7 +463,54 @@ refill: // the next block's tokens, then back to state w.resume
 			}
 		}
 		tok = stc&outside | qr&in | sc&^(sc<<1|w.scNext) | prob
+		w.prob = prob
 		w.scNext = sc >> 63
+		// A ':' or ',' at T-1 between the end of a value at T-2 (a closing quote, a number
+		// or literal, a '}' or ']') and a token at T that is none of ':' ',' '}' ']', all in
+		// this block, leaves tok; T is marked in sepC or sepM instead. The last token before
+		// T is then that value's own (its opening quote, first byte or bracket), and walk,
+		// having accepted it, is in colon (a name) or next: no other state meets a marked
+		// token. Colon goes on with a value at T when a ':' was left out, next with a name
+		// or a value when a ',' was. Otherwise T is nothing either state accepts (it is not
+		// a separator or a closer), and the error is reported at T-1, the separator, where
+		// the portable code reports it.
+		sepC, sepM = 0, 0
+		if x := stc & outside & (stc&outside - 1); x&(x-1) != 0 { // three or more: worth it
+			var colon, comma, closer uint64
+			if avx512 {
+				v := archsimd.LoadUint8x64(p)
+				colon = v.Equal(archsimd.LoadUint8x64(&kColon)).ToBits()
+				comma = v.Equal(archsimd.LoadUint8x64(&kComma)).ToBits()
+				closer = v.Or(archsimd.LoadUint8x64(&k20)).Equal(archsimd.LoadUint8x64(&kRBrace)).ToBits()
+			} else {
+				v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+				v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+				c20 := archsimd.LoadUint8x32((*[32]byte)(k20[:32]))
+				k := archsimd.LoadUint8x32((*[32]byte)(kColon[:32]))
+				colon = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+				k = archsimd.LoadUint8x32((*[32]byte)(kComma[:32]))
+				comma = uint64(v0.Equal(k).ToBits()) | uint64(v1.Equal(k).ToBits())<<32
+				k = archsimd.LoadUint8x32((*[32]byte)(kRBrace[:32]))
+				closer = uint64(v0.Or(c20).Equal(k).ToBits()) | uint64(v1.Or(c20).Equal(k).ToBits())<<32
+			}
+			sep := (colon | comma) & outside & ((qr&^in | sc | closer&outside) << 1) & ((tok &^ (colon | comma | closer)) >> 1)
+			tok &^= sep
+			sepC, sepM = (sep&colon)<<1, (sep&comma)<<1
+		}
+		if sc != 0 { // for the numbers (scalar: only for a token in sc, so stale otherwise)
+			w.sc = sc
+			if avx512 {
+				v := archsimd.LoadUint8x64(p)
+				w.dig = v.Sub(archsimd.LoadUint8x64(&k30)).Less(archsimd.LoadUint8x64(&k0A)).ToBits()
+			} else {
+				v0 := archsimd.LoadUint8x32((*[32]byte)(p[:32]))
+				v1 := archsimd.LoadUint8x32((*[32]byte)(p[32:]))
+				c := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
+				n := archsimd.LoadUint8x32((*[32]byte)(k09[:32]))
+				d0, d1 := v0.Sub(c), v1.Sub(c) // a digit when min(d, 9) == d: AVX2 compares only signed
+				w.dig = uint64(d0.Min(n).Equal(d0).ToBits()) | uint64(d1.Min(n).Equal(d1).ToBits())<<32
+			}
+		}
 	}
 	switch w.resume {
 	case wValue:
@@ -447,18 +530,10 @@ last: // fewer than 64 bytes left: Composite goes on from the first byte not sca
 	if w.inStr != 0 {
 		return w.strAt, depth, obj, w.strSt
 	}
-	b = max(b, w.endAt)
-	switch w.resume {
-	case wValue:
-		return b, depth, obj, stValue
-	case wKey:
-		return b, depth, obj, stKey
-	case wColon:
-		return b, depth, obj, stColon
-	case wNext:
-		return b, depth, obj, stNext
+	if w.resume == wOpenObj || w.resume == wOpenArr {
+		return w.openAt, depth - 1, obj, stOpen
 	}
-	return w.openAt, depth - 1, obj, stOpen
+	return max(b, w.endAt), depth, obj, w.resume
 }
 
 // hex4 reports whether data[i:i+4] are four hex digits.
