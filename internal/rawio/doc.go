@@ -1,8 +1,8 @@
 // Package rawio reads and writes a TCP or Unix socket with raw system calls:
 // syscall.RawSyscall instead of the syscall.Syscall that net.Conn uses, on Linux,
 // waiting in the runtime's network poller exactly as net.Conn does (its
-// deadlines and Close apply). On other Unix systems the calls are the
-// usual ones (Conn then only lets a caller write without waiting:
+// deadlines and Close apply). On other Unix systems, and under the race
+// detector, the calls are the usual ones (Conn then only lets a caller write without waiting:
 // TryWrite); elsewhere Of returns nil and the caller uses the net.Conn.
 //
 // Why: syscall.Syscall tells the scheduler a system call begins
