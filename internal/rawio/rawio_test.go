@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -128,6 +129,24 @@ func TestDeadlineAndClose(t *testing.T) {
 	}
 	if _, err := ra.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Write to a closed connection: %v, want net.ErrClosed", err)
+	}
+}
+
+// TestReset: a connection reset by the peer fails a Read as net.Conn's
+// does, with a *net.OpError around the system call's error.
+func TestReset(t *testing.T) {
+	a, b := pair(t)
+	rb := rawio.Of(b)
+	a.(*net.TCPConn).SetLinger(0) // Close sends a reset
+	a.Close()
+	b.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := rb.Read(make([]byte, 8))
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "read" || !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("Read after a reset: %#v, want a *net.OpError (read) of ECONNRESET", err)
+	}
+	if oe.Addr == nil || oe.Source == nil {
+		t.Errorf("the error names no addresses: %v", err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 // Conn is a socket read and written with raw system calls (see the package
 // doc). Make one with Of.
 type Conn struct {
+	nc net.Conn // for the errors
 	rc syscall.RawConn
 	r  op // Read's
 	w  op // Write's and TryWrite's
@@ -44,7 +45,7 @@ func Of(nc net.Conn) *Conn {
 	if err != nil {
 		return nil
 	}
-	c := &Conn{rc: rc}
+	c := &Conn{nc: nc, rc: rc}
 	c.r.fn = c.r.read
 	c.w.fn = c.w.write
 	return c
@@ -79,8 +80,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 	o.b, o.n, o.err = p, 0, nil
 	err := c.rc.Read(o.fn)
 	n := o.n
-	if err == nil {
-		err = o.err
+	if err == nil && o.err != nil {
+		err = c.opError("read", o.err)
 	}
 	o.b, o.err = nil, nil
 	return n, err
@@ -107,10 +108,20 @@ func (c *Conn) write(p []byte, try bool) (int, error) {
 	err := c.rc.Write(o.fn)
 	n := o.n
 	if o.err != nil {
-		err = o.err
+		err = c.opError("write", o.err)
 	}
 	o.b, o.err = nil, nil
 	return n, err
+}
+
+// opError wraps the error of a system call as net.Conn does (io.EOF
+// as it is).
+func (c *Conn) opError(op string, err error) error {
+	if err == io.EOF {
+		return err
+	}
+	la := c.nc.LocalAddr()
+	return &net.OpError{Op: op, Net: la.Network(), Source: la, Addr: c.nc.RemoteAddr(), Err: err}
 }
 
 // read is the read callback: false asks the poller to wait for input.
