@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # bench/gateway.sh: jetrpc proxy beside a direct call and beside
-# net/http/httputil.ReverseProxy (bench/revproxy), on loopback, one run,
+# net/http/httputil.ReverseProxy (bench/revproxy), and over TCP beside
+# bench/tcprelay (a Go relay that copies bytes, no parsing: the latency
+# floor of a proxy on the network poller; with raw system calls as jetrpc,
+# and through net.Conn), on loopback, one run,
 # the targets interleaved round by round. For each of HTTP and TCP, single
 # calls (small) and batches of 10 (batch10): calls/s under load (32 conns x
 # 16 in flight) and p50 at one call at a time (the latency a proxy adds),
@@ -55,6 +58,7 @@ ROUNDS=${1:-3}
 SECS=${2:-2}
 go build -o "$tmp/jetrpc" ./cmd/jetrpc
 go build -o "$tmp/revproxy" ./bench/revproxy
+go build -o "$tmp/tcprelay" ./bench/tcprelay
 if [ -n "${BASE:-}" ]; then
 	base "$BASE"
 	(cd "$tmp/base" && go build -o "$tmp/jetrpc-base" ./cmd/jetrpc)
@@ -72,6 +76,8 @@ start() {
 }
 start up "$tmp/jetrpc" serve --tcp 127.0.0.1:0 --http 127.0.0.1:0
 start rp "$tmp/revproxy" --upstream "http://$ADDR_up_http/"
+start relay "$tmp/tcprelay" --upstream "$ADDR_up_tcp"
+start relaynet "$tmp/tcprelay" --upstream "$ADDR_up_tcp" --net
 start gwt "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe ""
 start gwc "$tmp/jetrpc" proxy --upstream "tcp://$ADDR_up_tcp" --tcp 127.0.0.1:0 --http 127.0.0.1:0 --probe "" --cache subtract=1h
 start gwh "$tmp/jetrpc" proxy --upstream "http://$ADDR_up_http/" --tcp "" --http 127.0.0.1:0 --probe ""
@@ -88,6 +94,8 @@ targets=(
 	"jetrpc proxy, HTTP upstream|http|$ADDR_gwh_http|$PID_gwh"
 	"jetrpc proxy, cache hits|http|$ADDR_gwc_http|$PID_gwc"
 	"direct|tcp|$ADDR_up_tcp|$PID_up"
+	"TCP relay (copies bytes)|tcp|$ADDR_relay_tcp|$PID_relay"
+	"TCP relay, net.Conn|tcp|$ADDR_relaynet_tcp|$PID_relaynet"
 	"jetrpc proxy, TCP upstream|tcp|$ADDR_gwt_tcp|$PID_gwt"
 	"jetrpc proxy, cache hits|tcp|$ADDR_gwc_tcp|$PID_gwc"
 )

@@ -8,10 +8,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/coalesce"
+	"github.com/jetrpc/jetrpc/internal/rawio"
 )
 
 const (
@@ -30,6 +32,7 @@ type deadlineWriter interface {
 type stream struct {
 	sender
 	rwc  io.ReadWriteCloser
+	raw  *rawio.Conn   // rwc's socket, read and written with raw system calls; nil: through rwc
 	fr   *frame.Reader // of rwc
 	kind frame.Kind
 	wd   deadlineWriter // nil: no write timeout
@@ -92,7 +95,14 @@ func newStream(opts *Options) *stream {
 // makes it the stream's: before the client starts, or, redialled, while
 // the stream is down (install).
 func (s *stream) open(ctx context.Context, rw io.ReadWriteCloser) error {
-	fr := frame.NewReader(rw, s.kind, s.max)
+	var raw *rawio.Conn
+	var src io.Reader = rw
+	if nc, ok := rw.(net.Conn); ok {
+		if raw = rawio.Of(nc); raw != nil {
+			src = raw // no wake-up of the runtime's monitor after idling (rawio)
+		}
+	}
+	fr := frame.NewReader(src, s.kind, s.max)
 	fr.SetDivert(s.divert) // results over MaxMessage of CallTo's calls (callto.go)
 	if s.tok != nil {
 		drw, ok := rw.(deadlineReadWriter)
@@ -110,10 +120,10 @@ func (s *stream) open(ctx context.Context, rw io.ReadWriteCloser) error {
 		wd = w
 	}
 	if s.c == nil { // not started yet
-		s.rwc, s.fr, s.wd = rw, fr, wd
+		s.rwc, s.raw, s.fr, s.wd = rw, raw, fr, wd
 		return nil
 	}
-	return s.install(rw, func() { s.rwc, s.fr, s.wd = rw, fr, wd })
+	return s.install(rw, func() { s.rwc, s.raw, s.fr, s.wd = rw, raw, fr, wd })
 }
 
 // start makes the client of an opened stream and starts its reader.
@@ -138,6 +148,10 @@ func (s *stream) sealFrame(b []byte, mark, _ int) []byte { return frame.EndFrame
 func (s *stream) writeOut(b []byte) error {
 	if s.wd != nil {
 		s.wd.SetWriteDeadline(time.Now().Add(s.wt))
+	}
+	if s.raw != nil {
+		_, err := s.raw.Write(b)
+		return err
 	}
 	_, err := s.rwc.Write(b)
 	return err

@@ -37,6 +37,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/coalesce"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 	"github.com/jetrpc/jetrpc/internal/pool"
+	"github.com/jetrpc/jetrpc/internal/rawio"
 )
 
 // transport is what a transport plugs into its core.
@@ -137,8 +138,12 @@ type core struct {
 
 	// wdl is the write deadline set (writeChunks); the flusher's.
 	wdl time.Duration
-	// tw writes without waiting (forward.go); the flusher's.
-	tw *tryWriter
+	// raw reads and writes the socket with raw system calls (rawio): the
+	// flusher's for writing without waiting (forward.go), made at its first
+	// such write (rawTried); a TCP connection's reader's too, made with the
+	// connection (newConn). nil: the connection cannot (TLS, stdio).
+	raw      *rawio.Conn
+	rawTried bool
 	// released: the buffers went back (release); under mu. A Flush left
 	// to later by an async forward's answer then finds nothing to do.
 	released bool

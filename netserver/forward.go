@@ -11,12 +11,13 @@ package netserver
 // goroutine of its own (writeRest) that writes it as the flusher does. So
 // an upstream's reader is never held up by a client that reads slowly.
 // Where the socket cannot be written without waiting (TLS, stdio, a
-// platform without it) the write goes to that goroutine.
+// platform without it: internal/rawio) the write goes to that goroutine.
 
 import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/internal/engineconn"
+	"github.com/jetrpc/jetrpc/internal/rawio"
 )
 
 // startAsync starts t, a call routed to RouteAsync, and reports whether it
@@ -108,6 +109,20 @@ func (c *core) writeRest(buf []byte, n int) {
 		c.flushLocked()
 	}
 	c.mu.Unlock()
+}
+
+// tryWrite writes what the connection's socket takes of b now and
+// returns how much; (0, nil) when the connection cannot be written
+// without waiting. c.mu is not held; the caller claimed the output.
+func (c *core) tryWrite(b []byte) (int, error) {
+	if !c.rawTried {
+		c.rawTried = true
+		c.raw = rawio.OfWriter(c.nc)
+	}
+	if c.raw == nil {
+		return 0, nil
+	}
+	return c.raw.TryWrite(b)
 }
 
 // monoNow is the time since clockStart (core.lastDone's clock).

@@ -26,6 +26,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/rawio"
 	"github.com/jetrpc/jetrpc/netserver/internal/seam"
 )
 
@@ -67,6 +68,7 @@ func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
 	var src io.Reader = r
 	if nc != nil {
 		src = &c.rd
+		c.raw, c.rawTried = rawio.Of(nc), true // connReader.Read's (rawio)
 	}
 	c.fr = getReader(src, s.framing, s.maxMessage)
 	if nc == nil {

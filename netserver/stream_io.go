@@ -97,11 +97,20 @@ func (r *connReader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := r.c.nc.Read(p)
+	n, err := r.read(p)
 	if n > 0 {
 		r.input()
 	}
 	return n, err
+}
+
+// read reads the socket, with raw system calls where it can: they do not
+// wake the runtime's monitor thread after the process was idle (rawio).
+func (r *connReader) read(p []byte) (int, error) {
+	if raw := r.c.raw; raw != nil {
+		return raw.Read(p)
+	}
+	return r.c.nc.Read(p)
 }
 
 // input takes note of bytes read.
