@@ -293,8 +293,21 @@ func (c *conn) write(b []byte) error {
 		_, err := c.w.Write(b)
 		return err
 	}
+	if c.raw != nil {
+		return writeChunks(rawWriter{c}, b, c.lim.writeTimeout, &c.wdl)
+	}
 	return writeChunks(c.nc, b, c.lim.writeTimeout, &c.wdl)
 }
+
+// rawWriter writes a connection's socket with raw system calls (rawio),
+// under the connection's write deadline: like its reads, a write after
+// the process was idle then wakes no runtime monitor thread. Only the
+// flusher writes (core.out's claim), so c.raw's write side has one user
+// at a time, as with tryWrite.
+type rawWriter struct{ c *conn }
+
+func (w rawWriter) Write(b []byte) (int, error)        { return w.c.raw.Write(b) }
+func (w rawWriter) SetWriteDeadline(t time.Time) error { return w.c.nc.SetWriteDeadline(t) }
 
 // deadliner is a connection whose writes take deadlines.
 type deadliner interface {
