@@ -39,7 +39,7 @@ else
 	done
 fi
 
-servers='(echo|fixed|jetrpc|jetrpc-default|jetrpc-typed)'
+servers='(echo|echo-raw|fixed|jetrpc|jetrpc-default|jetrpc-typed)'
 # (a pattern's levels must all match: BenchmarkTCP has one more, mode=)
 patterns=("^BenchmarkTCP\$/^mode=(pipelined|reqresp)\$/^server=$servers\$" "^Benchmark(HTTP|WS)\$/^server=$servers\$")
 for round in $(seq 1 "$ROUNDS"); do

@@ -3,10 +3,12 @@ package bench
 import (
 	"bufio"
 	"errors"
+	"io"
 	"net"
 	"sync"
 
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/rawio"
 )
 
 // LineServer is the transport baseline for TCP benchmarks: a newline-framed
@@ -22,6 +24,11 @@ type LineServer struct {
 	// lines with bufio; frame.Header and frame.Len32 use frame
 	// (for baselines of those framings).
 	Framing frame.Kind
+	// Raw reads and writes TCP and Unix sockets with raw system calls
+	// (internal/rawio), as jetrpc's netserver does, where the default is
+	// net.Conn's: the limit of the same system calls (see rawio's doc for
+	// what they save on a server that goes idle).
+	Raw bool
 
 	mu    sync.Mutex
 	ln    net.Listener
@@ -67,7 +74,13 @@ func (s *LineServer) serveConn(c net.Conn) {
 		s.serveFramed(c)
 		return
 	}
-	r := bufio.NewReaderSize(c, 64<<10)
+	var rw io.ReadWriter = c
+	if s.Raw {
+		if rc := rawio.Of(c); rc != nil {
+			rw = rc
+		}
+	}
+	r := bufio.NewReaderSize(rw, 64<<10)
 	var out []byte
 	for {
 		line, err := r.ReadSlice('\n')
@@ -82,7 +95,7 @@ func (s *LineServer) serveConn(c net.Conn) {
 			}
 		}
 		if r.Buffered() == 0 && len(out) > 0 {
-			if _, err := c.Write(out); err != nil {
+			if _, err := rw.Write(out); err != nil {
 				return
 			}
 			out = out[:0]

@@ -13,7 +13,8 @@ import (
 
 // tcpServers starts the servers the TCP benchmarks compare, each on its own
 // loopback port: the raw line echo (the transport's limit: it copies the id
-// into a fixed response, no JSON work), the encoding/json baseline over the
+// into a fixed response, no JSON work) through net.Conn and, as echo-raw,
+// with the raw system calls netserver uses, the encoding/json baseline over the
 // same loop, jetrpc with the demo methods registered each way
 // (jetrpcServer), and jetrpc (Inline) with TLS (Options.TLS), whose client
 // configuration it returns.
@@ -21,6 +22,8 @@ func tcpServers(b *testing.B) (servers, *tls.Config) {
 	s := servers{}
 	echo := &bench.LineServer{Handle: bench.EchoLine([]byte("19"))}
 	s.start(b, "echo", echo.Serve, func() { echo.Close() })
+	echoRaw := &bench.LineServer{Handle: bench.EchoLine([]byte("19")), Raw: true}
+	s.start(b, "echo-raw", echoRaw.Serve, func() { echoRaw.Close() })
 	std := &bench.LineServer{Handle: bench.StdlibLine(bench.NewStdlib())}
 	s.start(b, "stdlib", std.Serve, func() { std.Close() })
 	for _, m := range demo.Modes() {
@@ -52,7 +55,8 @@ func jetrpcServers() []string {
 
 // BenchmarkTCP measures calls per second over loopback NDJSON: pipelined
 // (32 connections x 16 in flight) and request/response (64 x 1), in one
-// run, for the echo limit, the stdlib baseline, jetrpc with the demo
+// run, for the echo limit (through net.Conn, and echo-raw with netserver's
+// raw system calls), the stdlib baseline, jetrpc with the demo
 // methods registered three ways (server=jetrpc: demo.Register, raw handlers
 // marked Inline; server=jetrpc-default: the same handlers without Inline;
 // server=jetrpc-typed: dispatch.Typed handlers without Inline), and jetrpc
@@ -67,7 +71,7 @@ func BenchmarkTCP(b *testing.B) {
 		conns, depth int
 	}{{"pipelined", 32, 16}, {"reqresp", 64, 1}}
 	for _, m := range modes {
-		for _, server := range slices.Concat([]string{"echo", "stdlib"}, jetrpcServers(), []string{"jetrpc-tls"}) {
+		for _, server := range slices.Concat([]string{"echo", "echo-raw", "stdlib"}, jetrpcServers(), []string{"jetrpc-tls"}) {
 			b.Run("mode="+m.name+"/server="+server, func(b *testing.B) {
 				cfg := load.Config{Addr: addrs[server], Transport: load.TCP, Conns: m.conns, Pipeline: m.depth}
 				if server == "jetrpc-tls" {

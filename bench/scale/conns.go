@@ -12,8 +12,12 @@ import (
 	"github.com/jetrpc/jetrpc/frame"
 )
 
-// lines names the line server in the results.
-const lines = "lines"
+// lines names the line server in the results; linesRaw the same with
+// netserver's raw system calls (bench.LineServer.Raw).
+const (
+	lines    = "lines"
+	linesRaw = "lines-raw"
+)
 
 // connResult is one server at one connection count in one round.
 type connResult struct {
@@ -34,7 +38,7 @@ type connResult struct {
 // measureConns loads every server (a fresh process each time) and the line
 // server with conns connections, rounds times, rotating their order.
 func measureConns(ctx context.Context, servers []server, conns, pipeline int, d time.Duration, rounds int) []connResult {
-	names := []string{lines}
+	names := []string{lines, linesRaw}
 	for _, s := range servers {
 		names = append(names, s.name)
 	}
@@ -72,10 +76,11 @@ func loadOne(ctx context.Context, servers []server, name string, conns, pipeline
 	res := connResult{Server: name, Conns: conns, Pipeline: pipeline}
 	var p *proc
 	var err error
-	if name == lines {
+	switch name {
+	case lines, linesRaw:
 		self, _ := os.Executable()
-		p, err = start(ctx, self, false, "serve-lines")
-	} else {
+		p, err = start(ctx, self, false, "serve-"+name)
+	default:
 		i := slices.IndexFunc(servers, func(s server) bool { return s.name == name })
 		p, err = start(ctx, servers[i].bin, false, "serve", "--tcp", "127.0.0.1:0", "--http", "")
 	}

@@ -5,7 +5,8 @@
 //   - connections: req/s, server CPU per call and RSS per connection of each
 //     jetrpc binary given and of a line server that does no JSON work
 //     (bench.LineServer answering with bench.EchoLine, the transport's
-//     limit), at each connection count, every server in a fresh process of
+//     limit: "lines" through net.Conn, "lines-raw" with the raw system calls
+//     jetrpc's netserver makes), at each connection count, every server in a fresh process of
 //     its own, the order rotating from round to round; the load generator
 //     (bench/load, TCP NDJSON, small calls) runs in this process;
 //   - batches: the goroutines, stacks and RSS of each jetrpc binary before
@@ -35,8 +36,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve-lines" {
-		serveLines()
+	if len(os.Args) > 1 && (os.Args[1] == "serve-"+lines || os.Args[1] == "serve-"+linesRaw) {
+		serveLines(os.Args[1] == "serve-"+linesRaw)
 		return
 	}
 	var (

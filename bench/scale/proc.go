@@ -121,15 +121,16 @@ func (p *proc) read() (usage, error) {
 	return u, nil
 }
 
-// serveLines is the line server's process: "scale serve-lines".
-func serveLines() {
+// serveLines is the line server's process: "scale serve-lines", or
+// "scale serve-lines-raw" with raw system calls.
+func serveLines(raw bool) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "listening tcp", ln.Addr())
-	s := &bench.LineServer{Handle: bench.EchoLine([]byte("19"))}
+	s := &bench.LineServer{Handle: bench.EchoLine([]byte("19")), Raw: raw}
 	go func() {
 		c := make(chan os.Signal, 1)
 		signalNotify(c)
