@@ -30,7 +30,10 @@ type op struct {
 
 // Of returns a Conn over nc's socket when nc is a *net.TCPConn or a
 // *net.UnixConn, else nil: TLS, pipes and wrappers are read and written
-// through nc.
+// through nc. A wrapper that reads and writes its socket through a Conn
+// of its own, buffering nothing, hands that Conn out with a method
+// RawIO() *Conn (nil: none); Of then returns it, so that each direction
+// keeps one Conn (see the package doc).
 func Of(nc net.Conn) *Conn {
 	var sc syscall.Conn
 	switch c := nc.(type) {
@@ -38,6 +41,8 @@ func Of(nc net.Conn) *Conn {
 		sc = c
 	case *net.UnixConn:
 		sc = c
+	case interface{ RawIO() *Conn }:
+		return c.RawIO()
 	default:
 		return nil
 	}
@@ -54,7 +59,8 @@ func Of(nc net.Conn) *Conn {
 // OfWriter is Of for a Conn only written to: it also takes a connection
 // that wraps its socket and hands it out with UnsafeConn (fasthttp's
 // hijacked connections), which may have read input ahead and so must not be
-// read around.
+// read around. The connection under it may itself hand out its Conn
+// (RawIO, as for Of).
 func OfWriter(nc net.Conn) *Conn {
 	if u, ok := nc.(interface{ UnsafeConn() net.Conn }); ok {
 		nc = u.UnsafeConn()

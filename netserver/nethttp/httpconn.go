@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/rawio"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/jetrpc/jetrpc/netserver/guard"
 	"github.com/jetrpc/jetrpc/netserver/internal/seam"
@@ -38,7 +39,10 @@ func (l httpListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &httpConn{Conn: nc, set: l.conns, lim: &l.s.lim}
+	// A plain TCP or Unix connection is read and written with raw system
+	// calls (rawio: no thread wake-up after the process was idle); TLS
+	// and other wrappers through nc.
+	c := &httpConn{Conn: nc, raw: rawio.Of(nc), set: l.conns, lim: &l.s.lim}
 	// c.stream answers StreamKey while a POST is processed (http_stream.go).
 	c.stream.Context = withOrigin(l.s.ctx, netserver.HTTP, nc.RemoteAddr())
 	c.ctx = seam.WithTLS(&c.stream, nc)
@@ -82,6 +86,12 @@ func (s *httpConns) closeAll() {
 // httpConn is a net.Conn whose Close can drain unread input first.
 type httpConn struct {
 	net.Conn
+	// raw reads and writes Conn's socket when it is a plain TCP or Unix
+	// one (nil: Conn does). fasthttp's goroutine for the connection is its
+	// one reader and one writer, or after a hijack the WebSocket's reader
+	// and the core's writer (tryWrite and WriteConn, one at a time), which
+	// reach it through RawIO.
+	raw    *rawio.Conn
 	set    *httpConns
 	ctx    context.Context // its requests' parent context, with their origin
 	lim    *limits
@@ -92,6 +102,27 @@ type httpConn struct {
 
 	stream httpStream // streamed results of its requests (http_stream.go)
 }
+
+// Read reads the connection, with raw system calls when it has them.
+func (c *httpConn) Read(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Read(p)
+	}
+	return c.Conn.Read(p)
+}
+
+// Write writes the connection, with raw system calls when it has them.
+func (c *httpConn) Write(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Write(p)
+	}
+	return c.Conn.Write(p)
+}
+
+// RawIO returns the Conn that reads and writes the socket, or nil: through
+// it rawio.Of and rawio.OfWriter (a hijacked connection's tryWrite, in
+// netserver's core) use the same Conn as Read and Write.
+func (c *httpConn) RawIO() *rawio.Conn { return c.raw }
 
 // lingerOnClose makes Close drain the input first.
 func (c *httpConn) lingerOnClose() { c.linger.Store(true) }
