@@ -155,6 +155,15 @@ type wrapped struct{ net.Conn }
 
 func (w wrapped) UnsafeConn() net.Conn { return w.Conn }
 
+// holder reads and writes its socket through a Conn of its own, as
+// nethttp's connections do.
+type holder struct {
+	net.Conn
+	raw *rawio.Conn
+}
+
+func (h holder) RawIO() *rawio.Conn { return h.raw }
+
 func TestOf(t *testing.T) {
 	a, _ := pair(t)
 	p1, p2 := net.Pipe()
@@ -168,6 +177,13 @@ func TestOf(t *testing.T) {
 	}
 	if rawio.OfWriter(wrapped{a}) == nil {
 		t.Error("OfWriter: no Conn for a wrapper with UnsafeConn")
+	}
+	h := holder{Conn: a, raw: rawio.Of(a)}
+	if h.raw == nil || rawio.Of(h) != h.raw || rawio.OfWriter(wrapped{h}) != h.raw {
+		t.Error("Of, OfWriter: not the Conn a wrapper hands out with RawIO")
+	}
+	if rawio.Of(holder{Conn: a}) != nil || rawio.OfWriter(wrapped{holder{Conn: a}}) != nil {
+		t.Error("Of, OfWriter: a Conn for a wrapper whose RawIO is nil")
 	}
 	dir := t.TempDir()
 	ln, err := net.Listen("unix", dir+"/s")
