@@ -108,8 +108,13 @@ func TestDeadlineAndClose(t *testing.T) {
 	a, _ := pair(t)
 	ra := rawio.Of(a)
 	a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-	if _, err := ra.Read(make([]byte, 8)); !errors.Is(err, os.ErrDeadlineExceeded) {
+	_, err := ra.Read(make([]byte, 8))
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Read past the deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	// Named as net.Conn names it (servers log it), not "raw-read".
+	if oe, ok := err.(*net.OpError); !ok || oe.Op != "read" || !oe.Timeout() {
+		t.Errorf("Read past the deadline: %#v, want a *net.OpError (read) that is a timeout", err)
 	}
 	a.SetReadDeadline(time.Time{})
 	done := make(chan error, 1)
@@ -127,8 +132,12 @@ func TestDeadlineAndClose(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not end a waiting Read")
 	}
-	if _, err := ra.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+	_, err = ra.Write([]byte("x"))
+	if !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Write to a closed connection: %v, want net.ErrClosed", err)
+	}
+	if oe, ok := err.(*net.OpError); !ok || oe.Op != "write" {
+		t.Errorf("Write to a closed connection: %#v, want a *net.OpError (write)", err)
 	}
 }
 

@@ -88,6 +88,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 	n := o.n
 	if err == nil && o.err != nil {
 		err = c.opError("read", o.err)
+	} else if err != nil {
+		err = renameOp(err, "read")
 	}
 	o.b, o.err = nil, nil
 	return n, err
@@ -115,6 +117,8 @@ func (c *Conn) write(p []byte, try bool) (int, error) {
 	n := o.n
 	if o.err != nil {
 		err = c.opError("write", o.err)
+	} else if err != nil {
+		err = renameOp(err, "write")
 	}
 	o.b, o.err = nil, nil
 	return n, err
@@ -128,6 +132,16 @@ func (c *Conn) opError(op string, err error) error {
 	}
 	la := c.nc.LocalAddr()
 	return &net.OpError{Op: op, Net: la.Network(), Source: la, Addr: c.nc.RemoteAddr(), Err: err}
+}
+
+// renameOp names a failed wait as net.Conn does: syscall.RawConn's
+// errors say "raw-read" and "raw-write" where net.Conn's say "read" and
+// "write" (a deadline, a closed connection), and servers log them.
+func renameOp(err error, op string) error {
+	if oe, ok := err.(*net.OpError); ok {
+		oe.Op = op
+	}
+	return err
 }
 
 // read is the read callback: false asks the poller to wait for input.
