@@ -28,7 +28,7 @@ func (c *countReader) Read(p []byte) (int, error) {
 // written with raw system calls, allocates nothing in the whole process
 // (client, fasthttp and the server) once warm.
 func TestRawConnAllocs(t *testing.T) {
-	_, dial := rawServer(t, "tcp", netserver.Options{})
+	dial, _ := rawServer(t, "tcp", netserver.Options{})
 	c, err := dial()
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,8 +41,9 @@ const (
 // calls; /hijack hijacks the connection, reads a line through fasthttp's
 // hijacked connection (which hands out what fasthttp read ahead first),
 // and answers it through the Conn rawio.OfWriter finds, as netserver's
-// core does for a WebSocket. It returns the address and a dial function.
-func rawServer(t *testing.T, network string, opts netserver.Options) (addr string, dial func() (net.Conn, error)) {
+// core does for a WebSocket. It returns a dial function and stop, which
+// shuts the server down (the test's cleanup does, if stop was not called).
+func rawServer(t *testing.T, network string, opts netserver.Options) (dial func() (net.Conn, error), stop func()) {
 	t.Helper()
 	var warm fasthttp.ResponseHeader // start fasthttp's process-wide date refresher first
 	warm.AppendBytes(nil)
@@ -83,26 +85,30 @@ func rawServer(t *testing.T, network string, opts netserver.Options) (addr strin
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		if err := <-done; !errors.Is(err, netserver.ErrServerClosed) {
-			t.Errorf("Serve returned %v", err)
-		}
-	})
-	addr = ln.Addr().String()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			if err := s.Shutdown(ctx); err != nil {
+				t.Errorf("Shutdown: %v", err)
+			}
+			if err := <-done; !errors.Is(err, netserver.ErrServerClosed) {
+				t.Errorf("Serve returned %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	network, addr := ln.Addr().Network(), ln.Addr().String()
 	tlsCfg := opts.TLS
-	return addr, func() (net.Conn, error) {
+	return func() (net.Conn, error) {
 		d := net.Dialer{Timeout: testTimeout}
 		c, err := d.Dial(network, addr)
 		if err != nil || tlsCfg == nil {
 			return c, err
 		}
 		return tls.Client(c, rawClientTLS), nil
-	}
+	}, stop
 }
 
 // rawClientTLS is the client's TLS configuration for rawServer's TLS
@@ -140,7 +146,7 @@ const connReq = "GET /conn HTTP/1.1\r\nHost: x\r\n\r\n"
 func TestRawConnKeepAlive(t *testing.T) {
 	for _, network := range []string{"tcp", "unix"} {
 		t.Run(network, func(t *testing.T) {
-			_, dial := rawServer(t, network, netserver.Options{IdleTimeout: 300 * time.Millisecond})
+			dial, _ := rawServer(t, network, netserver.Options{IdleTimeout: 300 * time.Millisecond})
 			c, err := dial()
 			if err != nil {
 				t.Fatal(err)
@@ -179,10 +185,34 @@ func TestRawConnKeepAlive(t *testing.T) {
 	}
 }
 
+// TestRawConnShutdown: Shutdown closes an idle keep-alive connection
+// whose reader waits in a raw Read, and Serve returns.
+func TestRawConnShutdown(t *testing.T) {
+	dial, stop := rawServer(t, "tcp", netserver.Options{})
+	c, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rd := bufio.NewReader(c)
+	if st, body := roundTrip(t, c, rd, postReq(rawCall)); st != http.StatusOK || body != rawAnswer {
+		t.Fatalf("call: %d %s", st, body)
+	}
+	start := time.Now()
+	stop()
+	c.SetReadDeadline(time.Now().Add(testTimeout))
+	if n, err := rd.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("after Shutdown: read %d, %v; want the connection closed", n, err)
+	}
+	if d := time.Since(start); d > testTimeout/2 {
+		t.Errorf("Shutdown took %v", d)
+	}
+}
+
 // TestRawConnReadTimeout: a request that stops coming in is cut off after
 // ReadTimeout, as with net.Conn.
 func TestRawConnReadTimeout(t *testing.T) {
-	_, dial := rawServer(t, "tcp", netserver.Options{ReadTimeout: 300 * time.Millisecond})
+	dial, _ := rawServer(t, "tcp", netserver.Options{ReadTimeout: 300 * time.Millisecond})
 	c, err := dial()
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +234,7 @@ func TestRawConnReadTimeout(t *testing.T) {
 // ahead before the socket, and rawio.OfWriter finds the socket's Conn
 // under it.
 func TestRawConnHijack(t *testing.T) {
-	_, dial := rawServer(t, "tcp", netserver.Options{})
+	dial, _ := rawServer(t, "tcp", netserver.Options{})
 	c, err := dial()
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +260,7 @@ func TestRawConnHijack(t *testing.T) {
 func TestRawConnWebSocketAndSSE(t *testing.T) {
 	for _, network := range []string{"tcp", "unix"} {
 		t.Run(network, func(t *testing.T) {
-			_, dial := rawServer(t, network, netserver.Options{})
+			dial, _ := rawServer(t, network, netserver.Options{})
 			d := websocket.Dialer{HandshakeTimeout: testTimeout, NetDial: func(string, string) (net.Conn, error) { return dial() }}
 			ws, resp, err := d.Dial("ws://localhost/ws", nil) // dialled by NetDial
 			if err != nil {
@@ -288,7 +318,7 @@ func TestRawConnTLS(t *testing.T) {
 	rawClientTLS = certs.ClientConfig()
 	rawClientTLS.ServerName = "localhost"
 	defer func() { rawClientTLS = nil }()
-	_, dial := rawServer(t, "tcp", netserver.Options{TLS: certs.ServerConfig()})
+	dial, _ := rawServer(t, "tcp", netserver.Options{TLS: certs.ServerConfig()})
 	c, err := dial()
 	if err != nil {
 		t.Fatal(err)
