@@ -50,7 +50,7 @@ func TestParamsCompact(t *testing.T) {
 	f(`[ 1]`, false)
 	f(`[1 ]`, false)
 	f(`{"a" :1}`, false)
-	f(`{"a":1,"b":[{"c":` + "\n" + `2}]}`, false)
+	f(`{"a":1,"b":[{"c":`+"\n"+`2}]}`, false)
 	f(`{ }`, false)
 	f(`"not a container"`, false) // Invalid (ReasonParams) and never compact
 	f(`7`, false)
