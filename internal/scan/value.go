@@ -9,6 +9,9 @@ package scan
 // path pays nothing for it. Built with GOEXPERIMENT=simd, Composite hands its value to the SIMD
 // lane (walk, simd_walk_amd64.go) once it is 64 bytes into it, and goes on from the state walk
 // hands back (resume); without the experiment simdOn is false and those branches compile away.
+// Composite also notes whether the value holds whitespace between its tokens (Spaced), for
+// free: only the paths that skip whitespace (skipWS's slow half, colonSlow) set it, and
+// compact input never takes them; walk hands back its blocks' whitespace masks (walkSpaced).
 
 // smallStack is how many 64-level words of the container bit stack live inside the Scanner.
 const smallStack = 16
