@@ -17,4 +17,4 @@ func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, 
 	return i, depth, obj, st
 }
 
-func (s *Scanner) walkSpaced(i int) {}
+func (s *Scanner) walkSpaced() bool { return false }

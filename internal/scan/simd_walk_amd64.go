@@ -62,28 +62,12 @@ type walkState struct {
 	dig     uint64 // the block's digits
 	sc      uint64 // the block's bytes of numbers and literals (outside strings)
 	prob    uint64 // the block's problems inside strings (tokens)
-	wsb     uint64 // the block's whitespace outside strings
-	wsAt    int    // the block's first byte (data[wsAt:wsAt+64] is the block wsb is of)
-	wsAll   uint64 // the whitespace outside strings of the blocks before it (OR)
+	spaced  uint64 // whitespace outside strings in any block so far (Scanner.Spaced), OR'ed
 }
 
-// walkSpaced notes in s.spaced (Scanner.Spaced) the whitespace outside strings that walk
-// passed before data[i], where it handed back: all of its blocks but the last, and the last
-// up to i (Composite scans on from i itself). A block walk went back into (the ints lane, a
-// string or container handed back from its start) is counted twice at worst: the flag may
-// be set for a compact value, never left clear for one that is not.
-func (s *Scanner) walkSpaced(i int) {
-	w := &s.ws
-	m := w.wsb
-	if n := i - w.wsAt; n <= 0 {
-		m = 0
-	} else if n < 64 {
-		m &= 1<<n - 1
-	}
-	if w.wsAll|m != 0 {
-		s.spaced = true
-	}
-}
+// walkSpaced reports whether walk met whitespace outside strings since it was last called:
+// in the value Composite scans, or (in the last block) after its end.
+func (s *Scanner) walkSpaced() bool { return s.ws.spaced != 0 }
 
 // scalarByte reports the bytes that can continue a number or a literal as far as the token
 // masks are concerned: anything but whitespace, a structural byte or a quote.
@@ -444,8 +428,7 @@ refill: // the next block's tokens, then back to state w.resume
 		in := prefixXor(qr) ^ w.inStr
 		w.inStr = uint64(int64(in) >> 63)
 		outside := ^(in | qr)
-		w.wsAll |= w.wsb
-		w.wsb, w.wsAt = ws&outside, b
+		w.spaced |= ws & outside
 		sc := ^(stc | ws | q) & outside
 		prob := in & low
 		if e := escaped & in; e != 0 {

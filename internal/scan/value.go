@@ -11,7 +11,9 @@ package scan
 // hands back (resume); without the experiment simdOn is false and those branches compile away.
 // Composite also notes whether the value holds whitespace between its tokens (Spaced), for
 // free: only the paths that skip whitespace (skipWS's slow half, colonSlow) set it, and
-// compact input never takes them; walk hands back its blocks' whitespace masks (walkSpaced).
+// compact input never takes them; walk ORs each block's whitespace outside strings into one
+// word (which may take in whitespace after the value's end: Spaced may be true for a compact
+// value, never false for one that is not).
 
 // smallStack is how many 64-level words of the container bit stack live inside the Scanner.
 const smallStack = 16
@@ -54,8 +56,8 @@ func (s *Scanner) BadUTF8() bool { return s.badUTF8 }
 // Spaced reports whether the value the last Composite call scanned (without error) may hold
 // whitespace between its tokens, outside its strings. When it reports false the value holds
 // none: it is compact, as encoding/json's Compact would write it. It may report true for a
-// compact value (the SIMD lane counts whole 64-byte blocks it is unsure of), never false for
-// one that is not. It costs nothing on compact input: it is set on the paths that skip
+// compact value (the SIMD lane counts whole 64-byte blocks, which may reach past the value's
+// end into whitespace after it), never false for one that is not. It costs nothing on compact input: it is set on the paths that skip
 // whitespace, which compact input never takes.
 func (s *Scanner) Spaced() bool { return s.spaced }
 
@@ -308,7 +310,9 @@ closed: // a container just closed
 	obj = s.isObject(depth - 1)
 	goto next
 resume: // after the SIMD lane: go on in state st from data[i]
-	s.walkSpaced(i)
+	if s.walkSpaced() {
+		s.spaced = true
+	}
 	simdAt = i + 64
 	switch st {
 	case stScalar: // a number or literal the lane leaves to Number: back to it at once after
