@@ -3,8 +3,8 @@ package decode
 // NOTE: a batch's members are kept compact. A Message is 152 bytes (six slices), more than
 // twice the smallest Request object (30 bytes), so a table of Messages would make a batch's
 // working memory grow faster than its text. A bmember here is 52 bytes: its Kind, Reason and
-// Seen, and six spans, offsets into the input (or, for a method name with escapes, into
-// the scratch buffer). Members sit in chunks of chunkMembers, which are never copied as
+// Seen (with two flags of its own: inScratch, paramsCompact), and six spans, offsets into
+// the input (or, for a method name with escapes, into the scratch buffer). Members sit in chunks of chunkMembers, which are never copied as
 // the batch grows, and the Parser keeps the first maxKeptChunks of them between messages.
 // record fills a Message for a member as for a single message; classifyMember packs it into a
 // bmember, and BatchMember turns one back into a Message; Batch builds a slice of all of them.
@@ -21,6 +21,8 @@ const (
 
 	// inScratch marks, in bmember.seen, a method name kept in the scratch buffer.
 	inScratch Members = 1 << 15
+	// paramsCompact marks, in bmember.seen, params that Message.ParamsCompact reports.
+	paramsCompact Members = 1 << 14
 )
 
 // span is data[off:end] of the input it refers to; end == 0 means absent (nil). No present
@@ -68,6 +70,9 @@ func (p *Parser) classifyMember(bm *bmember, m *Message, env *envelope, data []b
 	}
 	if seen&HasParams != 0 {
 		bm.params = spanIn(m.Params, data)
+		if m.compact {
+			bm.seen |= paramsCompact
+		}
 	}
 	if seen&HasResult != 0 {
 		bm.result = spanIn(m.Result, data)
@@ -158,7 +163,8 @@ func (p *Parser) BatchMember(i int, m *Message) {
 	if bm.seen&inScratch != 0 {
 		method = p.scratch
 	}
-	m.Kind, m.Seen, m.Reason = bm.kind, bm.seen&^inScratch, bm.reason
+	m.Kind, m.Seen, m.Reason = bm.kind, bm.seen&^(inScratch|paramsCompact), bm.reason
+	m.compact = bm.seen&paramsCompact != 0
 	m.Method, m.ID, m.Params, m.Meta = bm.method.of(method), bm.id.of(data), bm.params.of(data), bm.meta.of(data)
 	if bm.kind == Call || bm.kind == Notification { // a request has neither (it would be Invalid)
 		m.Result, m.Error = nil, nil

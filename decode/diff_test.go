@@ -213,6 +213,29 @@ func check(t *testing.T, p *Parser, data []byte) {
 	if !equalMsg(gotMsg(&c, p.Batch()), got) {
 		t.Fatalf("Clone(%q) differs", data)
 	}
+	msgs := []Message{*m}
+	if m.Kind == Batch {
+		msgs = p.Batch()
+	}
+	for k := range msgs {
+		checkCompact(t, data, &msgs[k])
+	}
+}
+
+// checkCompact checks m.ParamsCompact against encoding/json's Compact: never true for params
+// Compact changes; exact for params shorter than 64 bytes, which only the portable scanner
+// reads (the SIMD lane of a GOEXPERIMENT=simd build may say false for compact ones).
+func checkCompact(t *testing.T, data []byte, m *Message) {
+	t.Helper()
+	params := m.Params
+	want := false
+	if len(params) > 0 && (params[0] == '{' || params[0] == '[') {
+		var b bytes.Buffer
+		want = json.Compact(&b, params) == nil && bytes.Equal(b.Bytes(), params)
+	}
+	if got := m.ParamsCompact(); got && !want || !got && want && len(params) < 64 {
+		t.Fatalf("Parse(%q): ParamsCompact() = %v for params %q", data, got, params)
+	}
 }
 
 func equalMsg(a, b refMsg) bool {

@@ -60,3 +60,26 @@ func ExampleIter() {
 	fmt.Println(a - b)
 	// Output: 19
 }
+
+// A result that echoes compact params can be copied as it is; spaced-out
+// params (whitespace between tokens, not inside strings) need compacting
+// first to match what encoding/json writes.
+func ExampleMessage_ParamsCompact() {
+	var p decode.Parser
+	for _, in := range []string{
+		`{"jsonrpc":"2.0","method":"echo","params":{"a":[1,"b c"]},"id":1}`,
+		`{ "jsonrpc": "2.0", "method": "echo", "params": {"a":[1,"b c"]}, "id": 1 }`,
+		`{"jsonrpc":"2.0","method":"echo","params":{"a": [1, "b c"]},"id":1}`,
+	} {
+		m, err := p.Parse([]byte(in))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(string(m.Params), m.ParamsCompact())
+	}
+	// Output:
+	// {"a":[1,"b c"]} true
+	// {"a":[1,"b c"]} true
+	// {"a": [1, "b c"]} false
+}

@@ -24,7 +24,16 @@ type Message struct {
 	Result []byte // raw value of result
 	Error  []byte // raw value of error
 	Meta   []byte // raw value of _meta
+
+	compact bool // Params is an array or object with no whitespace outside its strings
 }
+
+// ParamsCompact reports whether Params is an array or object that the Parser found to hold no
+// whitespace outside its strings: byte for byte what encoding/json's Compact (and Marshal of a
+// json.RawMessage, without HTML escaping) writes for it, so it can be copied as it is. False
+// means only that the Parser does not know it (params spaced out, absent, or not scanned by
+// a Parser); it is never true for params that hold whitespace between their tokens.
+func (m *Message) ParamsCompact() bool { return m.compact }
 
 // Clone returns a deep copy of m whose slices share one new buffer (one allocation), for callers
 // that keep the message past the next Parse.

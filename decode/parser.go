@@ -478,6 +478,7 @@ func (p *Parser) record(m *Message, env *envelope, k Members, v []byte, vesc boo
 	case HasParams:
 		m.Params = v
 		env.paramsOK = v[0] == '{' || v[0] == '['
+		m.compact = env.paramsOK && !p.sc.Spaced() // the Composite just scanned v
 	case HasID:
 		b := v[0]
 		env.id = v

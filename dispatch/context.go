@@ -167,6 +167,7 @@ type reqCtx struct {
 	inBatch bool
 	reused  bool // Options.ReuseContexts: the next call gets it again
 	sampled bool // timed as the one in n of a TimingObserver (observe.go)
+	compact bool // the message's params hold no whitespace between tokens (decode.Message.ParamsCompact)
 	done    atomic.Pointer[lazyDone]
 }
 
@@ -175,6 +176,16 @@ func (c *reqCtx) setRequest(md *method, m *decode.Message) {
 	c.md = md
 	c.idp, c.idn = unsafe.SliceData(m.ID), uint32(len(m.ID))
 	c.metap, c.metan = unsafe.SliceData(m.Meta), uint32(len(m.Meta))
+	c.compact = m.ParamsCompact()
+}
+
+// paramsCompact reports whether the params h was called with under ctx are the message's
+// and hold no whitespace between tokens: ctx is the call's own context and h its method's
+// handler as registered (no middleware or other handler in between, which could have
+// passed other params with the same context).
+func paramsCompact(ctx context.Context, h Handler) bool {
+	c, ok := ctx.(*reqCtx)
+	return ok && c.compact && c.md != nil && c.md.h == h
 }
 
 // id, meta and method return the request's values (the bytes are the

@@ -102,8 +102,8 @@ func (h *typedHandler[P, R]) serve(ctx context.Context, f *typedFrame[P, R], par
 		if r := *(*[]byte)(unsafe.Pointer(&f.r)); len(r) > 0 && bytes.Equal(r, params) {
 			// The params byte for byte (an echo), which the engine's scanner validated when
 			// it read the message: compacted, not checked again (a memcmp costs a fraction of
-			// the check).
-			return marshal.AppendValid(dst, r), nil
+			// the check), or as they are when the scanner saw them compact.
+			return appendEcho(dst, r, paramsCompact(ctx, h)), nil
 		}
 	}
 	if h.out != nil {

@@ -108,7 +108,7 @@ func (h *typedHandler[P, R]) serveDirect(ctx context.Context, params, dst []byte
 	if err != nil {
 		return dst, err, true
 	}
-	if out, ok := appendDirect(dst, unsafe.Pointer(&r), h.res, params); ok {
+	if out, ok := appendDirect(dst, unsafe.Pointer(&r), h.res, params, h.res == resRaw && paramsCompact(ctx, h)); ok {
 		return out, nil, true
 	}
 	out, err = h.appendFramed(dst, r)
@@ -131,8 +131,9 @@ func (h *typedHandler[P, R]) appendFramed(dst []byte, r R) ([]byte, error) {
 
 // appendDirect appends the result at p, of kind k, as the compiled encoder
 // would; false: it is for the encoder (a non-nil interface, a RawMessage
-// that is not the params).
-func appendDirect(dst []byte, p unsafe.Pointer, k resultKind, params []byte) ([]byte, bool) {
+// that is not the params). compact: the params hold no whitespace between
+// tokens (paramsCompact).
+func appendDirect(dst []byte, p unsafe.Pointer, k resultKind, params []byte, compact bool) ([]byte, bool) {
 	switch k {
 	case resIface:
 		if (*[2]unsafe.Pointer)(p)[0] != nil { // a type word (eface) or itab (iface)
@@ -146,7 +147,7 @@ func appendDirect(dst []byte, p unsafe.Pointer, k resultKind, params []byte) ([]
 		}
 		// The params byte for byte (an echo), which the engine's scanner
 		// validated when it read the message: compacted, not checked again.
-		return marshal.AppendValid(dst, r), true
+		return appendEcho(dst, r, compact), true
 	case resBool:
 		if *(*bool)(p) {
 			return append(dst, "true"...), true
@@ -176,4 +177,16 @@ func appendDirect(dst []byte, p unsafe.Pointer, k resultKind, params []byte) ([]
 		return encode.AppendString(dst, *(*string)(p)), true
 	}
 	return dst, false
+}
+
+// appendEcho appends r, a result that is the call's params byte for byte
+// (validated by the engine's scanner), as encoding/json marshals a
+// json.RawMessage (compacted, without HTML escaping): as it is when the
+// scanner saw no whitespace between its tokens (compact), else through the
+// compactor.
+func appendEcho(dst, r []byte, compact bool) []byte {
+	if compact {
+		return append(dst, r...)
+	}
+	return marshal.AppendValid(dst, r)
 }

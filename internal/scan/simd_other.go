@@ -16,3 +16,5 @@ func plainBlocks(data []byte, i int) (end, from int) { return 0, i }
 func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
 	return i, depth, obj, st
 }
+
+func (s *Scanner) walkSpaced() bool { return false }

@@ -84,12 +84,47 @@ func same(t *testing.T, data []byte) {
 	t.Helper()
 	scan.SetSIMD(scan.Portable)
 	want := answer(data)
+	checkSpaced(t, data, true)
 	for _, level := range []int{scan.AVX2, scan.AVX512} {
 		if _, now := scan.SetSIMD(level); now != level {
 			continue
 		}
 		if got := answer(data); !equal(got, want) {
 			t.Fatalf("SIMD level %d and portable differ on %q:\nsimd     %+v\nportable %+v", level, data, got, want)
+		}
+		checkSpaced(t, data, false)
+	}
+}
+
+// checkSpaced checks Scanner.Spaced on the container data starts with, and
+// Message.ParamsCompact on what decode finds in data, against the reference (HasSpace):
+// exactly (the portable code), or only never compact when the value holds whitespace
+// between tokens (the SIMD lane, which may count a block it is unsure of).
+func checkSpaced(t *testing.T, data []byte, exact bool) {
+	t.Helper()
+	var s scan.Scanner
+	s.SetLimit(0)
+	if i := scan.SkipWS(data, 0); i < len(data) && (data[i] == '{' || data[i] == '[') {
+		if end, c := s.Composite(data, i, 0); c == scan.OK {
+			if got, ref := s.Spaced(), scan.HasSpace(data[i:end]); got != ref && (exact || !got) {
+				t.Fatalf("Spaced() = %v, reference %v (exact %v) on %q", got, ref, exact, data)
+			}
+		}
+	}
+	var p decode.Parser
+	m, err := p.Parse(data)
+	if err != nil {
+		return
+	}
+	msgs := []decode.Message{*m}
+	if m.Kind == decode.Batch {
+		msgs = p.Batch()
+	}
+	for k := range msgs {
+		params := msgs[k].Params
+		want := len(params) > 0 && (params[0] == '{' || params[0] == '[') && !scan.HasSpace(params)
+		if got := msgs[k].ParamsCompact(); got != want && (exact || got) {
+			t.Fatalf("member %d: ParamsCompact() = %v, want %v (exact %v) on %q", k, got, want, exact, data)
 		}
 	}
 }
@@ -129,6 +164,9 @@ func simdSeeds() []string {
 		`[` + ints + `1]`, `[` + ints + `01]`, `[` + ints + `-01,1]`, `[` + ints + `1.5e3]`, `[` + ints + `,]`,
 		`[` + ints + `--1]`, `[` + ints + `1-1]`, `[` + ints + `-,1]`, `[` + ints, `[` + ints + ` 1, 2]`,
 		`{"jsonrpc":"2.0","method":"` + pad + `","params":[` + ints + `9],"id":"` + pad + `\"x"}`,
+		`{"jsonrpc":"2.0","method":"m","params":[` + ints + `9] ,"id":"` + pad + `"}` + "\n",
+		`[{"jsonrpc":"2.0","method":"m","params":{"a": 1,"b":"` + pad + `"}},{"method":"m","params":["` + pad + ` ",{"x":[1,2]}]}]`,
+		`{"params":{"` + pad + `":[1,2,{"b":[` + ints + `3]}],"c" :1},"jsonrpc":"2.0","method":"m"}`,
 	}
 }
 

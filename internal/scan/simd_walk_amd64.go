@@ -62,7 +62,12 @@ type walkState struct {
 	dig     uint64 // the block's digits
 	sc      uint64 // the block's bytes of numbers and literals (outside strings)
 	prob    uint64 // the block's problems inside strings (tokens)
+	spaced  uint64 // whitespace outside strings in any block so far (Scanner.Spaced), OR'ed
 }
+
+// walkSpaced reports whether walk met whitespace outside strings since it was last called:
+// in the value Composite scans, or (in the last block) after its end.
+func (s *Scanner) walkSpaced() bool { return s.ws.spaced != 0 }
 
 // scalarByte reports the bytes that can continue a number or a literal as far as the token
 // masks are concerned: anything but whitespace, a structural byte or a quote.
@@ -423,6 +428,7 @@ refill: // the next block's tokens, then back to state w.resume
 		in := prefixXor(qr) ^ w.inStr
 		w.inStr = uint64(int64(in) >> 63)
 		outside := ^(in | qr)
+		w.spaced |= ws & outside
 		sc := ^(stc | ws | q) & outside
 		prob := in & low
 		if e := escaped & in; e != 0 {

@@ -9,6 +9,11 @@ package scan
 // path pays nothing for it. Built with GOEXPERIMENT=simd, Composite hands its value to the SIMD
 // lane (walk, simd_walk_amd64.go) once it is 64 bytes into it, and goes on from the state walk
 // hands back (resume); without the experiment simdOn is false and those branches compile away.
+// Composite also notes whether the value holds whitespace between its tokens (Spaced), for
+// free: only the paths that skip whitespace (skipWS's slow half, colonSlow) set it, and
+// compact input never takes them; walk ORs each block's whitespace outside strings into one
+// word (which may take in whitespace after the value's end: Spaced may be true for a compact
+// value, never false for one that is not).
 
 // smallStack is how many 64-level words of the container bit stack live inside the Scanner.
 const smallStack = 16
@@ -20,6 +25,7 @@ type Scanner struct {
 	maxDepth int
 	lax      bool // let bytes that are not UTF-8 through inside strings
 	badUTF8  bool // lax: a string held some since SetLimit
+	spaced   bool // the last Composite met whitespace between tokens (see Spaced)
 	small    [smallStack]uint64
 	ws       walkState // the SIMD lane's (empty without it; not last, so it takes no room)
 	big      []uint64  // words beyond small, only when maxDepth > 64*smallStack
@@ -46,6 +52,39 @@ func (s *Scanner) SetLax() { s.lax = true }
 
 // BadUTF8 reports whether a lax Scanner let bytes that are not UTF-8 through since SetLimit.
 func (s *Scanner) BadUTF8() bool { return s.badUTF8 }
+
+// Spaced reports whether the value the last Composite call scanned (without error) may hold
+// whitespace between its tokens, outside its strings. When it reports false the value holds
+// none: it is compact, as encoding/json's Compact would write it. It may report true for a
+// compact value (the SIMD lane counts whole 64-byte blocks, which may reach past the value's
+// end into whitespace after it), never false for one that is not. It costs nothing on compact input: it is set on the paths that skip
+// whitespace, which compact input never takes.
+func (s *Scanner) Spaced() bool { return s.spaced }
+
+// skipWS is SkipWS noting, when it skips any, that the value holds whitespace.
+func (s *Scanner) skipWS(data []byte, i int) int {
+	if i < len(data) && data[i] > ' ' {
+		return i
+	}
+	return s.skipWSSlow(data, i)
+}
+
+func (s *Scanner) skipWSSlow(data []byte, i int) int {
+	j := skipWSSlow(data, i)
+	if j != i {
+		s.spaced = true
+	}
+	return j
+}
+
+// colonSlow is ColonSlow (at data[i], after a member name) noting whitespace around the ':'.
+func (s *Scanner) colonSlow(data []byte, i int) (int, Code) {
+	j, c := ColonSlow(data, i)
+	if j != i+1 {
+		s.spaced = true
+	}
+	return j, c
+}
 
 func (s *Scanner) push(d int, obj bool) {
 	w, bit := d>>6, uint64(1)<<(d&63)
@@ -162,6 +201,7 @@ func (s *Scanner) Composite(data []byte, i, depth int) (int, Code) {
 		st     int
 		simdAt = i + 64 // the SIMD lane is tried from this offset on: not on small containers
 	)
+	s.spaced = false
 open: // data[i] is '{' or '['
 	if depth >= s.maxDepth {
 		return i, Depth
@@ -173,7 +213,7 @@ open: // data[i] is '{' or '['
 		i, depth, obj, st = s.walk(data, i, base, depth, obj, stOpen)
 		goto resume
 	}
-	i = SkipWS(data, i+1)
+	i = s.skipWS(data, i+1)
 	if i >= len(data) {
 		return i, Truncated
 	}
@@ -195,7 +235,7 @@ key: // data[i] should open a member name
 	}
 	if i+1 < len(data) && data[i] == ':' && data[i+1] > ' ' {
 		i++
-	} else if i, c = ColonSlow(data, i); c != OK {
+	} else if i, c = s.colonSlow(data, i); c != OK {
 		return i, c
 	}
 value: // data[i] should start a value
@@ -245,12 +285,12 @@ next: // after a value inside the innermost open container
 		i, depth, obj, st = s.walk(data, i, base, depth, obj, stNext)
 		goto resume
 	}
-	if i = SkipWS(data, i); i >= len(data) {
+	if i = s.skipWS(data, i); i >= len(data) {
 		return i, Truncated
 	}
 	b = data[i]
 	if b == ',' {
-		if i = SkipWS(data, i+1); i >= len(data) {
+		if i = s.skipWS(data, i+1); i >= len(data) {
 			return i, Truncated
 		}
 		if obj {
@@ -270,6 +310,9 @@ closed: // a container just closed
 	obj = s.isObject(depth - 1)
 	goto next
 resume: // after the SIMD lane: go on in state st from data[i]
+	if s.walkSpaced() {
+		s.spaced = true
+	}
 	simdAt = i + 64
 	switch st {
 	case stScalar: // a number or literal the lane leaves to Number: back to it at once after
@@ -280,14 +323,14 @@ resume: // after the SIMD lane: go on in state st from data[i]
 	case stOpen:
 		goto open
 	case stColon: // as after String in key (no label there: it costs the portable path)
-		if i, c = ColonSlow(data, i); c != OK {
+		if i, c = s.colonSlow(data, i); c != OK {
 			return i, c
 		}
 		goto value
 	case stNext:
 		goto next
 	}
-	if i = SkipWS(data, i); i >= len(data) {
+	if i = s.skipWS(data, i); i >= len(data) {
 		return i, Truncated
 	}
 	if st == stKey {
