@@ -53,10 +53,12 @@ func TestTCPAllocsPerCall(t *testing.T) {
 // registerNumbers' methods, over netserver.New on loopback, sends msg
 // (with fresh ids) on 4 connections x 16 in flight, and fails t when a call
 // (each call of a batch; a notification) costs 0.05 allocations or more
-// in the process: zero per call, up to the runtime's and the worker pool's
-// noise, which allocsPerCall leaves after the per-run costs cancel out. A
-// notification is sent paired with a call, whose answer comes once the
-// server has taken the notification in.
+// in the process in the best of three measurements: zero per call, up to
+// the runtime's and the worker pool's noise, which allocsPerCall leaves
+// after the per-run costs cancel out (the call contexts' chunks, one
+// allocation every 64 calls, are about 0.016). A notification is sent
+// paired with a call, whose answer comes once the server has taken the
+// notification in.
 func checkTCPAllocs(t *testing.T, mode demo.Mode, name, msg string) {
 	t.Helper()
 	t.Run(mode.String()+"/"+name, func(t *testing.T) {
@@ -79,11 +81,22 @@ func checkTCPAllocs(t *testing.T, mode demo.Mode, name, msg string) {
 			}
 			reqs = append(reqs, call)
 		}
-		got := allocsPerCall(t, load.Config{Addr: s["jetrpc"], Transport: load.TCP, Conns: 4, Pipeline: 16,
-			Requests: reqs}) / per
-		t.Logf("%.4f allocations per call", got)
+		// Best of three: an allocation a call makes shows in every
+		// measurement; what the machine's load makes now and then (a
+		// method unlearned by a slow run on a busy machine, its batches'
+		// members sent to the workers a while, which start goroutines
+		// and slots) does not.
+		got := 1.0
+		for range 3 {
+			n := allocsPerCall(t, load.Config{Addr: s["jetrpc"], Transport: load.TCP, Conns: 4, Pipeline: 16,
+				Requests: reqs}) / per
+			t.Logf("%.4f allocations per call", n)
+			if got = min(got, n); got < 0.05 {
+				break
+			}
+		}
 		if got >= 0.05 {
-			t.Errorf("%.4f allocations per call, want 0", got)
+			t.Errorf("%.4f allocations per call in the best of 3 measurements, want 0", got)
 		}
 	})
 }

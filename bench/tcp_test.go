@@ -1,9 +1,11 @@
 package bench_test
 
 import (
+	"context"
 	"crypto/tls"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
@@ -80,5 +82,39 @@ func BenchmarkTCP(b *testing.B) {
 				benchLoad(b, cfg)
 			})
 		}
+	}
+}
+
+// BenchmarkTCPNotify measures messages per second over loopback NDJSON,
+// pipelined (32 connections x 16 calls in flight), when half of them are
+// notifications (bench.Cases' notification, each followed by a small
+// call), with the demo methods registered three ways: Inline (server=jetrpc),
+// default (server=jetrpc-default) and Typed (server=jetrpc-typed). The
+// notifications of a default method keep their order on the connection's
+// queue until the method has proved quick, and then run on the reader.
+func BenchmarkTCPNotify(b *testing.B) {
+	for _, m := range demo.Modes() {
+		b.Run("server="+jetrpcServer(m), func(b *testing.B) {
+			s := servers{}
+			srv := netserver.New(newEngineAs(b, m), nil)
+			s.start(b, "jetrpc", srv.Serve, shutdown(srv.Shutdown))
+			reqs, err := load.Mix("notification,small")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cfg := load.Config{Addr: s["jetrpc"], Transport: load.TCP, Conns: 32, Pipeline: 16, Requests: reqs, Count: 4096}
+			if _, err := load.Run(ctx, cfg); err != nil { // warm: the default methods learn here
+				b.Fatal(err)
+			}
+			cfg.Count = int64(b.N)
+			b.ResetTimer()
+			res, err := load.Run(ctx, cfg)
+			if err != nil || res.Failed() > 0 || res.Done() != int64(b.N) {
+				b.Fatalf("run: %v, %+v", err, res.Counts)
+			}
+			b.ReportMetric(res.Rate(), "msgs/s")
+		})
 	}
 }

@@ -44,6 +44,11 @@ type conn struct {
 	// next one; Rest gives it back to the pool (only the reading
 	// goroutine touches it).
 	held *state
+	// ordered counts the messages Try routed to RouteOrdered that have not
+	// finished (Run or RejectRouted): while it is 0, a notification of a
+	// method that has proved quick runs on the reading goroutine, behind
+	// every notification before it (route.go).
+	ordered atomic.Int32
 	// fwds are the forwards under way that Cancel ends (forward_async.go).
 	fmu  sync.Mutex
 	fwds *Answer
@@ -87,9 +92,12 @@ func (c *conn) Try(dst, msg []byte) ([]byte, engineconn.Routed) {
 }
 
 func (c *conn) TryBuffered(dst, msg []byte) ([]byte, engineconn.Routed) {
-	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, &c.held, dst, msg)
+	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, &c.held, c.ordered.Load() == 0, dst, msg)
 	if r == nil {
 		return dst, nil // not a nil *routed in an interface
+	}
+	if r.route == engineconn.RouteOrdered {
+		c.ordered.Add(1)
 	}
 	c.clk.valid = false
 	return dst, r
@@ -103,11 +111,23 @@ func (c *conn) Rest() {
 }
 
 func (c *conn) Run(dst []byte, r engineconn.Routed) []byte {
-	return c.e.run(&c.ctx, dst, r.(*routed))
+	rr := r.(*routed)
+	ordered := rr.route == engineconn.RouteOrdered // read first: run releases rr
+	dst = c.e.run(&c.ctx, dst, rr)
+	if ordered {
+		c.ordered.Add(-1)
+	}
+	return dst
 }
 
 func (c *conn) RejectRouted(dst []byte, r engineconn.Routed, code encode.Code) []byte {
-	return c.e.rejectRouted(dst, r.(*routed), code)
+	rr := r.(*routed)
+	ordered := rr.route == engineconn.RouteOrdered
+	dst = c.e.rejectRouted(dst, rr, code)
+	if ordered {
+		c.ordered.Add(-1)
+	}
+	return dst
 }
 
 func (c *conn) Process(dst, msg []byte) []byte {

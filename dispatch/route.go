@@ -34,8 +34,10 @@ func (r *routed) Keep(buf []byte) []byte {
 // tryProcess is conn.Try under ctx: it runs msg here when everything in
 // it may run here, else returns it parsed and routed (r, with dst
 // unchanged). It works in the state *held, or a pooled one, and leaves
-// its state in *held when done with it here (conn.Rest).
-func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held **state, dst, msg []byte) ([]byte, *routed) {
+// its state in *held when done with it here (conn.Rest). quiet says that
+// nothing the connection routed RouteOrdered is queued or running
+// (conn.ordered): a notification of a learned method may then run here.
+func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held **state, quiet bool, dst, msg []byte) ([]byte, *routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
@@ -73,7 +75,7 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held
 		if !e.charged(p, s, m, md, &dst) {
 			break
 		}
-		if route := routeOf(m.Kind, md); route != engineconn.RouteInline {
+		if route := routeOf(m.Kind, md); route != engineconn.RouteInline && !(quiet && learnedQuiet(m.Kind, md)) {
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
 		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
@@ -119,6 +121,15 @@ func (e *Engine) run(ctx context.Context, dst []byte, r *routed) []byte {
 		e.obs.Message(size, len(dst)-start, batch)
 	}
 	return dst
+}
+
+// learnedQuiet reports whether a message of kind, routed RouteOrdered by
+// routeOf, may run on the reading goroutine when nothing is on the
+// connection's queue (tryProcess's quiet): a notification of a method
+// that has proved quick. It then runs behind every notification read
+// before it, as the queue would run it, without the hand-off.
+func learnedQuiet(kind decode.Kind, md *method) bool {
+	return kind == decode.Notification && md != nil && !md.concurrent && md.cost.learned()
 }
 
 // routeOf decides where one message of kind runs; md is its method. A

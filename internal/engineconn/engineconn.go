@@ -33,7 +33,9 @@ const (
 	RouteWorker
 	// RouteOrdered: a notification of a non-concurrent method that may
 	// block (or a batch holding one); run it with Conn.Run on the
-	// connection's serial queue, in arrival order.
+	// connection's serial queue, in arrival order. Until it has run (or
+	// been rejected), a notification Try would otherwise run inline is
+	// routed so too, behind it.
 	RouteOrdered
 	// RouteAsync: a call for the engine's dispatch.AsyncForwarder; start
 	// it with Conn.Start on the reading goroutine (after Routed.Keep),
