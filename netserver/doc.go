@@ -32,7 +32,9 @@
 //     calls) are answered at once into the reader's output buffer. A message
 //     that may block is copied into a pooled task and runs on the engine's
 //     workers, or, for a notification that must keep its order, on the
-//     connection's queue, one at a time (core_task.go). A call for a
+//     connection's queue, one at a time (core_task.go); a method that may
+//     block runs here once it has proved quick (its notifications while
+//     that queue is empty). A call for a
 //     dispatch.AsyncForwarder (package gateway) is started on the reader
 //     instead and answered from the goroutine its answer comes on, queued
 //     as a worker's answer is and written without waiting (forward.go).
