@@ -27,8 +27,10 @@ import (
 // everything else runs here, appending straight to dst: non-concurrent
 // notifications in arrival order, and the calls of methods learned to be
 // quick (cost.go), timed (one after another from the end of the one
-// before, with one clock read each), so that once one of those runs slow the rest of
-// them go to the workers too. The responses together stay within
+// before, with one clock read each; one timed so that looks slow is not
+// counted, and the next is timed on its own, as on a reading goroutine:
+// readClock), so that once one of those runs slow the rest of them go to
+// the workers too. The responses together stay within
 // MaxBatchResponse (see Options).
 //
 // Before the first response it makes room in dst for size (the batch's
@@ -87,13 +89,15 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 			last = noTime
 			continue
 		}
-		t0 := last
-		if t0 == noTime {
+		t0, borrowed := last, last != noTime
+		if !borrowed {
 			t0 = e.now()
 		}
 		dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
 		last = e.now()
-		if md.cost.record(last - t0) {
+		if d := last - t0; borrowed && d > quickRun {
+			last = noTime // not counted, as on a reading goroutine (readClock): the next one is timed alone
+		} else if md.cost.record(d) {
 			slow = true // the rest of the batch to the workers; the method is unlearned by a second (cost.go)
 		}
 	}
