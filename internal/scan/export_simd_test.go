@@ -33,3 +33,15 @@ func SetSIMD(level int) (was, now int) {
 	}
 	return was, now
 }
+
+// SetBlockAll makes walk check every compact block with three structural bytes or more on
+// its masks (on), or only those with six or more (off, as it does outside the tests), and
+// returns the setting before.
+func SetBlockAll(on bool) (was bool) {
+	was = blockAll != 0
+	blockAll = 0
+	if on {
+		blockAll = 1
+	}
+	return was
+}

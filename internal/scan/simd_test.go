@@ -85,14 +85,19 @@ func same(t *testing.T, data []byte) {
 	scan.SetSIMD(scan.Portable)
 	want := answer(data)
 	checkSpaced(t, data, true)
+	defer scan.SetBlockAll(scan.SetBlockAll(false))
 	for _, level := range []int{scan.AVX2, scan.AVX512} {
 		if _, now := scan.SetSIMD(level); now != level {
 			continue
 		}
-		if got := answer(data); !equal(got, want) {
-			t.Fatalf("SIMD level %d and portable differ on %q:\nsimd     %+v\nportable %+v", level, data, got, want)
+		for _, all := range []bool{false, true} { // blocks on their masks as walk picks them, and all it may
+			scan.SetBlockAll(all)
+			if got := answer(data); !equal(got, want) {
+				t.Fatalf("SIMD level %d (every block on its masks: %v) and portable differ on %.300q:\nsimd     %.2000v\nportable %.2000v",
+					level, all, data, got, want)
+			}
+			checkSpaced(t, data, false)
 		}
-		checkSpaced(t, data, false)
 	}
 }
 
@@ -315,6 +320,31 @@ func TestSIMDJSONTestSuite(t *testing.T) {
 			if scan.Valid(data, 0) {
 				t.Errorf("%s: not JSON, accepted on the SIMD path", base)
 			}
+		}
+	}
+}
+
+// TestSIMDBlockMutations changes each byte of compact objects (the lsp and eth shapes, whose
+// blocks walk checks on their masks) into each byte that matters to the grammar, deletes
+// it, and doubles it: both paths answer alike, error offsets, depth limit and all.
+func TestSIMDBlockMutations(t *testing.T) {
+	defer restore(scan.SetSIMD(scan.AVX512))
+	skipPortable(t)
+	for _, sh := range shapes.All {
+		if sh.Name != "lsp" && sh.Name != "eth" {
+			continue
+		}
+		end := strings.Index(sh.Doc[600:], "},{") + 600
+		doc := sh.Doc[:end] + "}]"
+		for k := 1; k < len(doc)-1; k++ {
+			for _, c := range []byte(`{}[]:,"0-1e.a \\`) {
+				if doc[k] == c {
+					continue
+				}
+				same(t, []byte(doc[:k]+string(c)+doc[k+1:]))
+			}
+			same(t, []byte(doc[:k]+doc[k+1:]))
+			same(t, []byte(doc[:k]+doc[k:k+1]+doc[k:]))
 		}
 	}
 }
