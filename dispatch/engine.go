@@ -92,6 +92,7 @@ type method struct {
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
 	streams    bool           // Method.Streams
+	direct     bool           // inline, under no timeout: called without invoke (nothing to time or bound)
 	idx        int            // its index in Engine.all (MethodSet's bit)
 	price      int            // Method.Cost, at least 1
 	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
@@ -231,6 +232,7 @@ func (e *Engine) Freeze() {
 		md := &method{e: e, name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
 		md.idx, md.price = len(ms), max(m.Cost, 1)
 		e.setTimeout(md, m)
+		md.direct = md.inline && md.timeout == 0
 		md.streams = m.Streams
 		md.cost.never.Store(m.CallsPeer || m.Streams)
 		ms = append(ms, md)

@@ -129,29 +129,43 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	if md.obs != nil {
 		t0 = e.beginCall(md, h)
 	}
-	if m.Kind == decode.Notification {
+	notification := m.Kind == decode.Notification
+	start, mark := len(dst), 0
+	var window []byte // where the handler appends its result
+	if notification {
 		// Its result, if any, is dropped: it may go to the caller's
 		// scratch buffer (never kept from what the handler returns, which
 		// may be any slice, its params too).
 		if cc.drop == nil {
 			cc.drop = make([]byte, 0, dropRoom)
 		}
-		_, d, err := e.invoke(md, cc, h, m.Params, cc.drop[:0], t0)
-		if md.obs != nil {
-			e.endCall(md, h, t0, d, err, true, m.Params, 0)
+		window = cc.drop[:0]
+	} else {
+		dst = encode.AppendResultStart(dst, m.ID)
+		mark = len(dst)
+		window = dst[mark:mark]
+	}
+	var out []byte
+	var err error
+	d := noTime
+	if md.direct && cc.clk == nil { // nothing to time or bound: no invoke
+		out, err = e.call(md, h, m.Params, window)
+	} else {
+		out, d, err = e.invoke(md, cc, h, m.Params, window, t0)
+	}
+	if md.obs != nil {
+		size := len(out)
+		if notification {
+			size = 0
 		}
+		e.endCall(md, h, t0, d, err, notification, m.Params, size)
+	}
+	if notification {
 		if w := h.writer(); w != nil {
 			w.release()
 		}
 		h.end()
 		return dst
-	}
-	start := len(dst)
-	dst = encode.AppendResultStart(dst, m.ID)
-	mark := len(dst)
-	out, d, err := e.invoke(md, cc, h, m.Params, dst[mark:mark], t0)
-	if md.obs != nil {
-		e.endCall(md, h, t0, d, err, false, m.Params, len(out))
 	}
 	if w := h.writer(); w != nil { // the handler took its ResultWriter
 		return e.endWritten(w, dst, start, mark, m.ID, out, err, h.end())
@@ -162,7 +176,13 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	case err != nil:
 		return e.appendHandlerError(dst[:start], m.ID, err)
 	}
-	dst, ok := e.placeResult(dst, mark, out, m.Params, md)
+	ok := true
+	if room, n := dst[mark:cap(dst)], len(out); n > 0 && n <= len(room) && &room[0] == &out[0] &&
+		(md.trusted || decode.Valid(out, resultDepth)) {
+		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, and valid
+	} else {
+		dst, ok = e.placeResult(dst, mark, out, m.Params, md)
+	}
 	switch {
 	case !ok:
 		return encode.AppendErrorValue(dst[:start], m.ID, e.errResult)
@@ -286,14 +306,23 @@ func (e *Engine) invokeTimed(md *method, cc *callCtx, h *reqCtx, params, dst []b
 }
 
 // call calls the handler, turning a panic into an Internal error.
+// A handler that panicked returns no result (out is nil): its answer is
+// the error. The deferred function holds as little as it can (md and
+// err), since it is set up on every call.
 func (e *Engine) call(md *method, h *reqCtx, params, dst []byte) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))
-			out, err = dst, errPanic
+			err = md.panicked(r)
 		}
 	}()
 	return md.h.ServeRPC(h, params, dst)
+}
+
+// panicked logs that md's handler panicked with r (recovered in call)
+// and returns the error its call is answered.
+func (md *method) panicked(r any) error {
+	md.e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))
+	return errPanic
 }
 
 var errPanic = encode.NewError(encode.CodeInternalError, encode.CodeInternalError.String(),
