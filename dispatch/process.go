@@ -44,10 +44,11 @@ func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte
 			dst = e.processBatch(ctx, s, dst, len(msg))
 		}
 	case err != nil:
-		dst = e.processSingle(ctx, s, dst, m, err, nil)
-	default:
+		dst = e.appendParseError(s, dst, err)
+	default: // processSingle's, one call less deep
 		if md := e.lookup(s, m); e.charged(p, s, m, md, &dst) {
-			dst = e.processSingle(ctx, s, dst, m, nil, md)
+			s.cc.parent = ctx
+			dst = e.processOne(&s.cc, dst, m, md)
 		}
 	}
 	e.putState(s)
@@ -82,11 +83,23 @@ func (e *Engine) lookup(s *state, m *decode.Message) *method {
 }
 
 // processOne appends the response to one classified message, if one is due;
-// md is its method (e.lookup(m)).
+// md is its method (e.lookup(m)), nil unless m is a Call or Notification.
 func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
+	return e.serve(cc, dst, m, md)
+}
+
+// serveNone answers a message that runs no method: a Call or Notification
+// of a method the engine does not have, an invalid one, or a Response.
+func (e *Engine) serveNone(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	switch m.Kind {
 	case decode.Call, decode.Notification:
-		return e.serve(cc, dst, m, md)
+		if e.obs != nil {
+			e.observeUnknown(cc, m)
+		}
+		if m.Kind == decode.Notification {
+			return dst
+		}
+		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	case decode.Invalid:
 		return e.appendInvalid(dst, m)
 	default: // a Response: to a call of the connection's Peer, or dropped
@@ -107,16 +120,11 @@ func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
 		encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
 }
 
-// serve runs md, the method of a Call or Notification (nil: not found).
+// serve is processOne: it runs md, the method of a Call or Notification,
+// or answers a message that runs none (md nil: serveNone).
 func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
 	if md == nil {
-		if e.obs != nil {
-			e.observeUnknown(cc, m)
-		}
-		if m.Kind == decode.Notification {
-			return dst
-		}
-		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
+		return e.serveNone(cc, dst, m)
 	}
 	if md.streams && m.Kind == decode.Call && !cc.inBatch {
 		if s := detacher(cc.parent); s != nil { // result_detach.go
