@@ -133,10 +133,6 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	h := cc.take()
 	h.setRequest(md, m)
-	t0 := noTime
-	if md.obs != nil {
-		t0 = e.beginCall(md, h)
-	}
 	notification := m.Kind == decode.Notification
 	start, mark := len(dst), 0
 	var window []byte // where the handler appends its result
@@ -155,18 +151,10 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	var out []byte
 	var err error
-	d := noTime
-	if md.direct && cc.clk == nil { // nothing to time or bound: no invoke
+	if md.direct && cc.clk == nil { // nothing to time, bound or observe
 		out, err = e.call(md, h, m.Params, window)
 	} else {
-		out, d, err = e.invoke(md, cc, h, m.Params, window, t0)
-	}
-	if md.obs != nil {
-		size := len(out)
-		if notification {
-			size = 0
-		}
-		e.endCall(md, h, t0, d, err, notification, m.Params, size)
+		out, err = e.observed(md, cc, h, m, window)
 	}
 	if notification {
 		if w := h.writer(); w != nil {
@@ -198,6 +186,26 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return e.appendRespTooLarge(dst[:start], m.ID)
 	}
 	return encode.AppendResultEnd(dst)
+}
+
+// observed runs md's handler for serve (into window) when there is more
+// to it than the call: its observer's Begin and End, timing, a timeout, a
+// reading goroutine's clock.
+func (e *Engine) observed(md *method, cc *callCtx, h *reqCtx, m *decode.Message, window []byte) ([]byte, error) {
+	t0 := noTime
+	if md.obs != nil {
+		t0 = e.beginCall(md, h)
+	}
+	out, d, err := e.invoke(md, cc, h, m.Params, window, t0)
+	if md.obs != nil {
+		notification := m.Kind == decode.Notification
+		size := len(out)
+		if notification {
+			size = 0
+		}
+		e.endCall(md, h, t0, d, err, notification, m.Params, size)
+	}
+	return out, err
 }
 
 // appendRespTooLarge answers a call whose response would go over
@@ -323,6 +331,9 @@ func (e *Engine) call(md *method, h *reqCtx, params, dst []byte) (out []byte, er
 			err = md.panicked(r)
 		}
 	}()
+	if md.fn != nil {
+		return md.fn(h, params, dst)
+	}
 	return md.h.ServeRPC(h, params, dst)
 }
 
