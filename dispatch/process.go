@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // Process appends the response to msg, one complete message (single or
@@ -174,7 +175,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	ok := true
 	if room, n := dst[mark:cap(dst)], len(out); n > 0 && n <= len(room) && &room[0] == &out[0] &&
-		(md.trusted || decode.Valid(out, resultDepth)) {
+		(md.trusted || scan.Int(out) || decode.Valid(out, resultDepth)) {
 		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, and valid
 	} else {
 		dst, ok = e.placeResult(dst, mark, out, m.Params, md)
