@@ -174,7 +174,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return e.appendHandlerError(dst[:start], m.ID, err)
 	}
 	ok := true
-	if room, n := dst[mark:cap(dst)], len(out); n > 0 && n <= len(room) && &room[0] == &out[0] &&
+	if n := len(out); n > 0 && n <= cap(window) && &window[:n][0] == &out[0] &&
 		(md.trusted || scan.Int(out) || decode.Valid(out, resultDepth)) {
 		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, and valid
 	} else {
