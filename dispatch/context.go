@@ -71,13 +71,13 @@ func (c *unknownCtx) Value(key any) any {
 }
 
 // take returns a fresh context for the next call, with parent and inBatch
-// from cc: the next of the state's chunk first (takeSlow the rest).
-// A state whose contexts are reused never has a chunk (takeSlow).
+// from cc: the next of the state's chunk, unless one was handed out ahead
+// (takeSlow the rest). A state whose contexts are reused never has a
+// chunk; a detached call's cc has no state, only next (result_detach.go).
 func (cc *callCtx) take() *reqCtx {
-	s := cc.s
-	if i := s.hnext; i < len(s.handles) && cc.next == nil {
-		h := &s.handles[i]
-		s.hnext = i + 1
+	if s := cc.s; cc.next == nil && s.hnext < len(s.handles) {
+		h := &s.handles[s.hnext]
+		s.hnext++
 		h.parent, h.inBatch = cc.parent, cc.inBatch
 		return h
 	}
