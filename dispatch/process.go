@@ -175,8 +175,8 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	ok := true
 	if n := len(out); n > 0 && n <= cap(window) && &window[:n][0] == &out[0] &&
-		(md.trusted || scan.Int(out) || decode.Valid(out, resultDepth)) {
-		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, and valid
+		(md.trusted || scan.Int(out)) {
+		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, a bare integer
 	} else {
 		dst, ok = e.placeResult(dst, mark, out, m.Params, md)
 	}
