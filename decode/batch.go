@@ -85,9 +85,10 @@ func (p *Parser) classifyMember(bm *bmember, m *Message, env *envelope, data []b
 	}
 }
 
-// spanIn returns the span of b, a sub-slice of in.
+// spanIn returns the span of b, a sub-slice of in (the member's values
+// are, by construction: not checked).
 func spanIn(b, in []byte) span {
-	off, _ := bytesconv.Offset(b, in)
+	off := bytesconv.Within(b, in)
 	return span{uint32(off), uint32(off + len(b))}
 }
 

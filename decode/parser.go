@@ -357,7 +357,11 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) 
 				env.dup |= dupUnknown
 			}
 			p.dropKeys(keys0)
-			p.done(m, &env, data)
+			if p.bm == nil { // done's, without its call level
+				p.classify(m, &env)
+			} else {
+				p.classifyMember(p.bm, m, &env, data)
+			}
 			return i + 1, scan.OK
 		}
 		return i, scan.Syntax

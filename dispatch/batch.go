@@ -148,7 +148,9 @@ func (e *Engine) appendOut(dst []byte, start int, mb *member, used int) ([]byte,
 // call of a non-inline method not learned to be quick (cost.go), or a
 // notification of a concurrent one.
 func blocking(kind decode.Kind, md *method) bool {
-	return md != nil && !md.inline && (kind == decode.Call || md.concurrent) && !learnedQuick(kind, md)
+	// A concurrent method's members all may block; of another's, a call not
+	// learnedQuick.
+	return md != nil && !md.inline && (md.concurrent || kind == decode.Call && !md.cost.learned())
 }
 
 // learnedQuick reports whether a member of kind is a call of a method that

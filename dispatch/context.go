@@ -71,8 +71,22 @@ func (c *unknownCtx) Value(key any) any {
 }
 
 // take returns a fresh context for the next call, with parent and inBatch
-// from cc.
+// from cc: the next of the state's chunk, unless one was handed out ahead
+// (takeSlow the rest). A state whose contexts are reused never has a
+// chunk; a detached call's cc has no state, only next (result_detach.go).
 func (cc *callCtx) take() *reqCtx {
+	if s := cc.s; cc.next == nil && s.hnext < len(s.handles) {
+		h := &s.handles[s.hnext]
+		s.hnext++
+		h.parent, h.inBatch = cc.parent, cc.inBatch
+		return h
+	}
+	return cc.takeSlow()
+}
+
+// takeSlow is take for a context handed out ahead, a reused one, or one
+// from a new chunk.
+func (cc *callCtx) takeSlow() *reqCtx {
 	if cc.own.reused {
 		h := &cc.own // live again since its last call ended (end)
 		h.parent, h.inBatch = cc.parent, cc.inBatch

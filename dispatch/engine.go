@@ -88,10 +88,12 @@ type method struct {
 	name       string
 	nameBytes  []byte // name, for MethodName
 	h          Handler
+	fn         HandlerFunc // h, when it is one: called directly, not through ServeRPC
 	inline     bool
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
 	streams    bool           // Method.Streams
+	direct     bool           // inline, under no timeout, unobserved: serve calls it (nothing to time, bound or observe)
 	idx        int            // its index in Engine.all (MethodSet's bit)
 	price      int            // Method.Cost, at least 1
 	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
@@ -231,11 +233,15 @@ func (e *Engine) Freeze() {
 		md := &method{e: e, name: m.Name, nameBytes: []byte(m.Name), h: h, inline: m.Inline, concurrent: m.Concurrent, trusted: trusted}
 		md.idx, md.price = len(ms), max(m.Cost, 1)
 		e.setTimeout(md, m)
+		md.fn, _ = h.(HandlerFunc)
 		md.streams = m.Streams
 		md.cost.never.Store(m.CallsPeer || m.Streams)
 		ms = append(ms, md)
 	}
 	e.resolveObservers(ms)
+	for _, md := range ms {
+		md.direct = md.inline && md.timeout == 0 && md.obs == nil
+	}
 	e.table = newTable(ms)
 	e.all = ms
 	for _, set := range e.sets {

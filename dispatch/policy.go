@@ -152,9 +152,11 @@ func kindCost(kind decode.Kind, md *method) int {
 // message's method) and, when it is refused, appends the answer: each call
 // in it LimitExceeded. It reports whether the message may run.
 func (e *Engine) charged(p *policy, s *state, m *decode.Message, md *method, dst *[]byte) bool {
-	if p == nil || p.charge == nil {
-		return true
-	}
+	return p == nil || p.charge == nil || e.charge(p, s, m, md, dst)
+}
+
+// charge is charged under a policy with a rate.
+func (e *Engine) charge(p *policy, s *state, m *decode.Message, md *method, dst *[]byte) bool {
 	if n := costOf(s, m, md); n == 0 || p.charge(n) {
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/decode"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // Process appends the response to msg, one complete message (single or
@@ -44,10 +45,11 @@ func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte
 			dst = e.processBatch(ctx, s, dst, len(msg))
 		}
 	case err != nil:
-		dst = e.processSingle(ctx, s, dst, m, err, nil)
-	default:
+		dst = e.appendParseError(s, dst, err)
+	default: // processSingle's, one call less deep
 		if md := e.lookup(s, m); e.charged(p, s, m, md, &dst) {
-			dst = e.processSingle(ctx, s, dst, m, nil, md)
+			s.cc.parent = ctx
+			dst = e.processOne(&s.cc, dst, m, md)
 		}
 	}
 	e.putState(s)
@@ -82,11 +84,23 @@ func (e *Engine) lookup(s *state, m *decode.Message) *method {
 }
 
 // processOne appends the response to one classified message, if one is due;
-// md is its method (e.lookup(m)).
+// md is its method (e.lookup(m)), nil unless m is a Call or Notification.
 func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
+	return e.serve(cc, dst, m, md)
+}
+
+// serveNone answers a message that runs no method: a Call or Notification
+// of a method the engine does not have, an invalid one, or a Response.
+func (e *Engine) serveNone(cc *callCtx, dst []byte, m *decode.Message) []byte {
 	switch m.Kind {
 	case decode.Call, decode.Notification:
-		return e.serve(cc, dst, m, md)
+		if e.obs != nil {
+			e.observeUnknown(cc, m)
+		}
+		if m.Kind == decode.Notification {
+			return dst
+		}
+		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
 	case decode.Invalid:
 		return e.appendInvalid(dst, m)
 	default: // a Response: to a call of the connection's Peer, or dropped
@@ -107,16 +121,11 @@ func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
 		encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
 }
 
-// serve runs md, the method of a Call or Notification (nil: not found).
+// serve is processOne: it runs md, the method of a Call or Notification,
+// or answers a message that runs none (md nil: serveNone).
 func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
 	if md == nil {
-		if e.obs != nil {
-			e.observeUnknown(cc, m)
-		}
-		if m.Kind == decode.Notification {
-			return dst
-		}
-		return encode.AppendStdError(dst, m.ID, encode.CodeMethodNotFound)
+		return e.serveNone(cc, dst, m)
 	}
 	if md.streams && m.Kind == decode.Call && !cc.inBatch {
 		if s := detacher(cc.parent); s != nil { // result_detach.go
@@ -125,33 +134,35 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	}
 	h := cc.take()
 	h.setRequest(md, m)
-	t0 := noTime
-	if md.obs != nil {
-		t0 = e.beginCall(md, h)
-	}
-	if m.Kind == decode.Notification {
+	notification := m.Kind == decode.Notification
+	start, mark := len(dst), 0
+	var window []byte // where the handler appends its result
+	if notification {
 		// Its result, if any, is dropped: it may go to the caller's
 		// scratch buffer (never kept from what the handler returns, which
 		// may be any slice, its params too).
 		if cc.drop == nil {
 			cc.drop = make([]byte, 0, dropRoom)
 		}
-		_, d, err := e.invoke(md, cc, h, m.Params, cc.drop[:0], t0)
-		if md.obs != nil {
-			e.endCall(md, h, t0, d, err, true, m.Params, 0)
-		}
+		window = cc.drop[:0]
+	} else {
+		dst = encode.AppendResultStart(dst, m.ID)
+		mark = len(dst)
+		window = dst[mark:mark]
+	}
+	var out []byte
+	var err error
+	if md.direct && cc.clk == nil { // nothing to time, bound or observe
+		out, err = e.call(md, h, m.Params, window)
+	} else {
+		out, err = e.observed(md, cc, h, m, window)
+	}
+	if notification {
 		if w := h.writer(); w != nil {
 			w.release()
 		}
 		h.end()
 		return dst
-	}
-	start := len(dst)
-	dst = encode.AppendResultStart(dst, m.ID)
-	mark := len(dst)
-	out, d, err := e.invoke(md, cc, h, m.Params, dst[mark:mark], t0)
-	if md.obs != nil {
-		e.endCall(md, h, t0, d, err, false, m.Params, len(out))
 	}
 	if w := h.writer(); w != nil { // the handler took its ResultWriter
 		return e.endWritten(w, dst, start, mark, m.ID, out, err, h.end())
@@ -162,7 +173,13 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	case err != nil:
 		return e.appendHandlerError(dst[:start], m.ID, err)
 	}
-	dst, ok := e.placeResult(dst, mark, out, m.Params, md)
+	ok := true
+	if n := len(out); n > 0 && n <= cap(window) && &window[:n][0] == &out[0] &&
+		(md.trusted || scan.Int(out)) {
+		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, a bare integer
+	} else {
+		dst, ok = e.placeResult(dst, mark, out, m.Params, md)
+	}
 	switch {
 	case !ok:
 		return encode.AppendErrorValue(dst[:start], m.ID, e.errResult)
@@ -170,6 +187,26 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return e.appendRespTooLarge(dst[:start], m.ID)
 	}
 	return encode.AppendResultEnd(dst)
+}
+
+// observed runs md's handler for serve (into window) when there is more
+// to it than the call: its observer's Begin and End, timing, a timeout, a
+// reading goroutine's clock.
+func (e *Engine) observed(md *method, cc *callCtx, h *reqCtx, m *decode.Message, window []byte) ([]byte, error) {
+	t0 := noTime
+	if md.obs != nil {
+		t0 = e.beginCall(md, h)
+	}
+	out, d, err := e.invoke(md, cc, h, m.Params, window, t0)
+	if md.obs != nil {
+		notification := m.Kind == decode.Notification
+		size := len(out)
+		if notification {
+			size = 0
+		}
+		e.endCall(md, h, t0, d, err, notification, m.Params, size)
+	}
+	return out, err
 }
 
 // appendRespTooLarge answers a call whose response would go over
@@ -286,14 +323,26 @@ func (e *Engine) invokeTimed(md *method, cc *callCtx, h *reqCtx, params, dst []b
 }
 
 // call calls the handler, turning a panic into an Internal error.
+// A handler that panicked returns no result (out is nil): its answer is
+// the error. The deferred function holds as little as it can (md and
+// err), since it is set up on every call.
 func (e *Engine) call(md *method, h *reqCtx, params, dst []byte) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))
-			out, err = dst, errPanic
+			err = md.panicked(r)
 		}
 	}()
+	if md.fn != nil {
+		return md.fn(h, params, dst)
+	}
 	return md.h.ServeRPC(h, params, dst)
+}
+
+// panicked logs that md's handler panicked with r (recovered in call)
+// and returns the error its call is answered.
+func (md *method) panicked(r any) error {
+	md.e.log.Error("jetrpc: handler panicked", "method", md.name, "panic", r, "stack", string(debug.Stack()))
+	return errPanic
 }
 
 var errPanic = encode.NewError(encode.CodeInternalError, encode.CodeInternalError.String(),

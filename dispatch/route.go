@@ -139,10 +139,14 @@ func learnedQuiet(kind decode.Kind, md *method) bool {
 // they keep their order (lookupBatch).
 func routeOf(kind decode.Kind, md *method) engineconn.Route {
 	switch {
-	case md == nil || md.inline || learnedQuick(kind, md):
+	case md == nil || md.inline:
 		return engineconn.RouteInline
-	case kind == decode.Notification && !md.concurrent:
+	case md.concurrent:
+		return engineconn.RouteWorker
+	case kind == decode.Notification:
 		return engineconn.RouteOrdered
+	case kind == decode.Call && md.cost.learned(): // learnedQuick
+		return engineconn.RouteInline
 	}
 	return engineconn.RouteWorker
 }

@@ -110,6 +110,13 @@ func (e *Engine) putState(s *state) {
 // but bounded buffers.
 func (s *state) reset() {
 	s.cc.parent, s.emit, s.pol = nil, nil, nil
+	if s.p.BatchLen() > maxKeptMethods || cap(s.scratch) > maxKeptBuffer {
+		s.shrink()
+	}
+}
+
+// shrink lets go of what reset finds too large to keep.
+func (s *state) shrink() {
 	if s.p.BatchLen() > maxKeptMethods { // let go of a large batch's input and tables
 		s.cur = decode.Message{}
 		s.p.Reset()

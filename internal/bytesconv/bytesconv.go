@@ -25,3 +25,9 @@ func Offset(sub, in []byte) (int, bool) {
 	}
 	return int(off), true
 }
+
+// Within returns where sub begins within in, which it must lie within (an
+// invariant of the caller's, not checked: Offset checks).
+func Within(sub, in []byte) int {
+	return int(uintptr(unsafe.Pointer(unsafe.SliceData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(in))))
+}

@@ -22,6 +22,9 @@ var validSeeds = []string{
 	`["0123456789abcdef0123456789abcdef","é","` + "\xff" + `"]`,
 	`[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]`, `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,2`,
 	`{"line":12,"character":4,"x":true,"y":null}`, `{"line":12,"character":4,"x":true,"y":nul}`,
+	// Bare integers, Valid's fast path (Int), and what it must leave to the full scan.
+	`0`, `-0`, `00`, `01`, `-01`, `--1`, `-`, `19`, `-19`, `1234567890123456789012345678901234567890`,
+	` 1`, `1 `, `1.5`, `-1e5`, `0x1`, `1-`, `1a`, "1\x00",
 }
 
 // FuzzValid checks Valid against the reference: encoding/json's syntax check plus UTF-8
