@@ -99,8 +99,12 @@ func countOf(names []string, name string) int {
 // notifications, durations, messages and batches.
 func TestObserverCalls(t *testing.T) {
 	r := newRecorder()
-	e := newDemo(t, &dispatch.Options{Observer: r})
+	partial := dispatch.HandlerFunc(func(_ context.Context, _, dst []byte) ([]byte, error) {
+		return append(dst, `"half"`...), dispatch.NewError(9, "partial", nil) // a result and an error
+	})
+	e := newDemo(t, &dispatch.Options{Observer: r}, dispatch.Method{Name: "partial", Handler: partial})
 	msgs := []string{
+		`{"jsonrpc":"2.0","method":"partial","id":"p"}`,
 		`{"jsonrpc":"2.0","method":"subtract","params":[1,2],"id":1}`,
 		`{"jsonrpc":"2.0","method":"subtract","params":{"a":1},"id":2}`,
 		`{"jsonrpc":"2.0","method":"nope","id":3}`,
@@ -130,7 +134,20 @@ func TestObserverCalls(t *testing.T) {
 			t.Errorf("%q begun %d times, want %d", name, r.begun[name], len(want))
 		}
 	}
+	f("partial", 9)
 	f("subtract", 0, -32602)
+	sizes := func(name string) []int {
+		var ns []int
+		for _, c := range r.ended[name] {
+			ns = append(ns, c.ResultSize)
+		}
+		return ns
+	}
+	for name, want := range map[string][]int{"partial": {0}, "subtract": {2, 0}, "update": {0, 0}, "fail": {0}, "panic": {0}} {
+		if got := sizes(name); !slices.Equal(got, want) { // 0 for an error or a notification
+			t.Errorf("%q ended with result sizes %v, want %v", name, got, want)
+		}
+	}
 	f(dispatch.UnknownMethod, -32601, -32601, -32601)
 	f("update", 0, 0)
 	f("fail", 7)
@@ -151,7 +168,7 @@ func TestObserverCalls(t *testing.T) {
 			t.Errorf("message %d: in %d, want %d", i, m[0], len(msgs[i]))
 		}
 	}
-	if r.msgs[3][1] != 0 || r.msgs[0][1] == 0 || r.msgs[8][2] != 3 || r.msgs[0][2] != 0 {
+	if r.msgs[4][1] != 0 || r.msgs[1][1] == 0 || r.msgs[9][2] != 3 || r.msgs[1][2] != 0 {
 		t.Errorf("messages %v: want out 0 for a notification, batch 3 for the batch", r.msgs)
 	}
 }

@@ -201,7 +201,7 @@ func (e *Engine) observed(md *method, cc *callCtx, h *reqCtx, m *decode.Message,
 	if md.obs != nil {
 		notification := m.Kind == decode.Notification
 		size := len(out)
-		if notification {
+		if notification || err != nil { // CallEnd.ResultSize: 0 for both
 			size = 0
 		}
 		e.endCall(md, h, t0, d, err, notification, m.Params, size)
