@@ -118,7 +118,7 @@ func (e *Engine) appendMember(dst []byte, start int, cc *callCtx, m *decode.Mess
 	before := len(dst)
 	dst = encode.AppendBatchSep(dst, start)
 	mark := len(dst)
-	if dst = e.processOne(cc, dst, m, md); len(dst) == mark {
+	if dst = e.serve(cc, dst, m, md); len(dst) == mark {
 		return dst[:before], used
 	}
 	n := len(dst) - mark

@@ -11,7 +11,7 @@ package dispatch
 // (conn.Try), and a batch's members on the batch's own goroutine,
 // one after another, like Inline members; a notification of it runs on
 // the reading goroutine too, when nothing is on the connection's ordered
-// queue to keep it behind (learnedQuiet). Every such run is timed (the
+// queue to keep it behind (tryProcess). Every such run is timed (the
 // others, on workers, one in sampleEvery). A slow run halves the method's
 // score (see cost): a method that turns slow is unlearned by its second
 // slow run (in a batch, the rest of that batch's members go to the

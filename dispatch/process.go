@@ -46,10 +46,9 @@ func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte
 		}
 	case err != nil:
 		dst = e.appendParseError(s, dst, err)
-	default: // processSingle's, one call less deep
+	default:
 		if md := e.lookup(s, m); e.charged(p, s, m, md, &dst) {
-			s.cc.parent = ctx
-			dst = e.processOne(&s.cc, dst, m, md)
+			dst = e.serveIn(ctx, s, dst, m, md)
 		}
 	}
 	e.putState(s)
@@ -59,15 +58,11 @@ func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte
 	return dst
 }
 
-// processSingle answers a message that is not a batch: one that did not
-// parse (err), or one request, response or invalid member (m, of method
-// md: e.lookup's).
-func (e *Engine) processSingle(ctx context.Context, s *state, dst []byte, m *decode.Message, err error, md *method) []byte {
-	if err != nil {
-		return e.appendParseError(s, dst, err)
-	}
+// serveIn serves m, the message just parsed into s, of method md
+// (e.lookup's), under ctx.
+func (e *Engine) serveIn(ctx context.Context, s *state, dst []byte, m *decode.Message, md *method) []byte {
 	s.cc.parent = ctx
-	return e.processOne(&s.cc, dst, m, md)
+	return e.serve(&s.cc, dst, m, md)
 }
 
 // lookup returns the method a Call or Notification names, or nil; a
@@ -81,12 +76,6 @@ func (e *Engine) lookup(s *state, m *decode.Message) *method {
 		return nil
 	}
 	return md
-}
-
-// processOne appends the response to one classified message, if one is due;
-// md is its method (e.lookup(m)), nil unless m is a Call or Notification.
-func (e *Engine) processOne(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
-	return e.serve(cc, dst, m, md)
 }
 
 // serveNone answers a message that runs no method: a Call or Notification
@@ -121,8 +110,9 @@ func (e *Engine) appendInvalid(dst []byte, m *decode.Message) []byte {
 		encode.CodeInvalidRequest.String(), e.invalidData[m.Reason])
 }
 
-// serve is processOne: it runs md, the method of a Call or Notification,
-// or answers a message that runs none (md nil: serveNone).
+// serve appends the response to one classified message, if one is due:
+// it runs md, the method of a Call or Notification (e.lookup(m)), or
+// answers a message that runs none (md nil: serveNone).
 func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) []byte {
 	if md == nil {
 		return e.serveNone(cc, dst, m)

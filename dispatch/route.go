@@ -75,11 +75,14 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held
 		if !e.charged(p, s, m, md, &dst) {
 			break
 		}
-		if route := routeOf(m.Kind, md); route != engineconn.RouteInline && !(quiet && learnedQuiet(m.Kind, md)) {
+		// RouteOrdered (a notification of a method that may block): here
+		// too, behind every one read before it, once the method has proved
+		// quick and the queue is empty (quiet).
+		if route := routeOf(m.Kind, md); route != engineconn.RouteInline && !(quiet && route == engineconn.RouteOrdered && md.cost.learned()) {
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
 		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
-		dst = e.processOne(&s.cc, dst, m, md)
+		dst = e.serve(&s.cc, dst, m, md)
 		s.cc.here, s.cc.clk = false, nil
 		holdState(s, held)
 		if e.obs != nil {
@@ -113,7 +116,7 @@ func (e *Engine) run(ctx context.Context, dst []byte, r *routed) []byte {
 		dst = e.processBatch(ctx, s, dst, r.size)
 	default:
 		s.cc.parent = ctx
-		dst = e.processOne(&s.cc, dst, s.p.Message(), r.md)
+		dst = e.serve(&s.cc, dst, s.p.Message(), r.md)
 	}
 	size, batch := r.size, r.batch
 	e.releaseRouted(r)
@@ -121,15 +124,6 @@ func (e *Engine) run(ctx context.Context, dst []byte, r *routed) []byte {
 		e.obs.Message(size, len(dst)-start, batch)
 	}
 	return dst
-}
-
-// learnedQuiet reports whether a message of kind, routed RouteOrdered by
-// routeOf, may run on the reading goroutine when nothing is on the
-// connection's queue (tryProcess's quiet): a notification of a method
-// that has proved quick. It then runs behind every notification read
-// before it, as the queue would run it, without the hand-off.
-func learnedQuiet(kind decode.Kind, md *method) bool {
-	return kind == decode.Notification && md != nil && !md.concurrent && md.cost.learned()
 }
 
 // routeOf decides where one message of kind runs; md is its method. A

@@ -70,7 +70,7 @@ type member struct {
 // over keeps none (cut), so that their buffers together stay bounded.
 func (mb *member) Run() {
 	e, s := mb.e, mb.s
-	mb.out = e.processOne(&mb.cc, mb.out[:0], &mb.m, mb.md)
+	mb.out = e.serve(&mb.cc, mb.out[:0], &mb.m, mb.md)
 	if emit := s.emit; emit != nil {
 		if len(mb.out) > 0 {
 			s.asyncBytes.Add(int64(len(mb.out)))

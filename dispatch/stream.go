@@ -48,12 +48,10 @@ func (e *Engine) processStream(ctx context.Context, p *policy, msg []byte, emit 
 		pool.PutBuffer(b)
 	} else {
 		b := pool.GetBuffer()
-		var md *method
-		if err == nil {
-			md = e.lookup(s, m)
-		}
-		if err != nil || e.charged(p, s, m, md, &b.B) {
-			b.B = e.processSingle(ctx, s, b.B, m, err, md)
+		if err != nil {
+			b.B = e.appendParseError(s, b.B, err)
+		} else if md := e.lookup(s, m); e.charged(p, s, m, md, &b.B) {
+			b.B = e.serveIn(ctx, s, b.B, m, md)
 		}
 		out = len(b.B)
 		emitNonEmpty(emit, b.B)
@@ -85,7 +83,7 @@ func (e *Engine) streamBatch(ctx context.Context, s *state, emit func([]byte)) i
 			continue
 		}
 		s.p.BatchMember(i, &s.cur)
-		b.B = e.processOne(&s.cc, b.B[:0], &s.cur, md)
+		b.B = e.serve(&s.cc, b.B[:0], &s.cur, md)
 		s.asyncBytes.Add(int64(len(b.B)))
 		emitNonEmpty(emit, b.B)
 	}
