@@ -43,12 +43,18 @@ func (c *Client) Sync(ctx context.Context) error {
 	}
 	w := syncWaiter{target: target, ch: make(chan struct{})}
 	c.syncs.mu.Lock()
+	c.syncs.list = append(c.syncs.list, w)
+	c.syncs.n.Add(1)
+	// Checked after n counts w: markHandled reads n after it counts a
+	// message, without the lock, so a message finished between a check
+	// before n.Add and n.Add would release nobody, and w would wait
+	// forever. Now either markHandled sees w, or this sees its message.
 	if c.handled.Load() >= target {
+		c.syncs.list = c.syncs.list[:len(c.syncs.list)-1]
+		c.syncs.n.Add(-1)
 		c.syncs.mu.Unlock()
 		return nil
 	}
-	c.syncs.list = append(c.syncs.list, w)
-	c.syncs.n.Add(1)
 	c.syncs.mu.Unlock()
 	select {
 	case <-w.ch:
