@@ -40,6 +40,10 @@ type conn struct {
 	// ResultWriter (engineconn.StreamKey); nil: none.
 	streamer func() engineconn.Streamer
 	clk      readClock // times the runs on the reading goroutine (Try)
+	// calls are the arenas of the calls the reading goroutine runs (Try):
+	// their parent is the connection's, where a pooled state's arenas
+	// would change with every connection the state serves.
+	calls arenas
 	// held is the state the reading goroutine's last Try left, for its
 	// next one; Rest gives it back to the pool (only the reading
 	// goroutine touches it).
@@ -92,7 +96,7 @@ func (c *conn) Try(dst, msg []byte) ([]byte, engineconn.Routed) {
 }
 
 func (c *conn) TryBuffered(dst, msg []byte) ([]byte, engineconn.Routed) {
-	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, &c.held, c.ordered.Load() == 0, dst, msg)
+	dst, r := c.e.tryProcess(&c.rctx, c.policy(), &c.clk, &c.calls, &c.held, c.ordered.Load() == 0, dst, msg)
 	if r == nil {
 		return dst, nil // not a nil *routed in an interface
 	}

@@ -1,38 +1,43 @@
 package dispatch
 
-// NOTE: the handler's context. Every call gets a reqCtx of its own, which
+// NOTE: the handler's context. Every call gets a context of its own, which
 // stays a valid context.Context after the call: done once the call ended,
-// its RequestID, MethodName and Meta nil from then on. A reqCtx is never
-// reused, so a kept context can never show a later call's values; its
-// fields are written before its handler sees it and never again, and only
-// life (and the lazily made done) change afterwards, atomically.
+// its RequestID, MethodName and Meta nil from then on, its parent's values
+// and its deadline kept. It costs no allocation and about a byte of memory.
 //
-// So that this costs no allocation per call, a pooled state hands out
-// reqCtxs from a chunk of handleChunk of them, allocated together
-// (state.handle): one allocation of 4 KiB every handleChunk (64) calls
-// of the state, which the garbage collector frees once no kept context
-// points into it. Done makes its channel only when it is first called (a
-// handler that never waits on ctx pays nothing for it).
+// A call's context is a *ctxCell: a pointer to one byte of an arena, never
+// handed out twice, so a kept context can never be taken for a later
+// call. The byte holds its own index, which leads back to the arena's
+// head: the parent of the arena's calls and the reqCtx that runs them. An
+// arena holds 224 cells in 256 bytes (16 in 48 while the parent keeps
+// changing, as a batch slot's or an HTTP request's may); a connection's
+// reading goroutine has arenas of its own (conn.calls), under the
+// connection's context, whichever pooled state runs its calls. A kept
+// context pins only its arena and a reqCtx.
 //
-// With Options.ReuseContexts a call context is reused instead: each
-// state and batch slot has one (callCtx.own), and every call it runs gets
-// it anew. Nothing is allocated then, but a handler must not use its
-// context after it returned.
+// The reqCtx is reused: it holds the live call's values (method, id,
+// _meta, Done's channel) and which cell is live (cur). The engine writes
+// the values only between calls. A goroutine that reads them through a
+// cell (RequestID and the rest, StreamResult, Peer.Reply) enters first:
+// it counts itself in readers, then checks that its cell is live; end
+// clears cur and waits until no reader is in before the next call's
+// values are written. So a kept context reads its own call's values or
+// nothing, and the race detector sees why.
 //
 // callCtx is the other half: the per-goroutine working state of the calls
 // run by one state or batch slot (their parent context, whether they are
 // batch members, the sampling tick). It is pooled and never handed out.
 //
-// A call under a timeout (Method.Timeout, CallTimeout) gets a deadlineCtx
-// as its parent: the parent with the deadline, handed out from a chunk of
-// its callCtx as reqCtxs are (never reused, so a kept context keeps its
-// own deadline). Its Err reads the clock; only a handler that waits on
-// Done pays for a timer, in makeDone (context.WithDeadline where an
-// untimed call gets context.WithCancel). So a timed call allocates
-// nothing more than an untimed one.
+// A call under a timeout (Method.Timeout, CallTimeout) takes its cell
+// from a timed arena, where each cell has a deadlineCtx beside it: the
+// parent with the call's deadline (so a kept context keeps its own). Its
+// Err reads the clock; only a handler that waits on Done pays for a
+// timer, in makeDone (context.WithDeadline where an untimed call gets
+// context.WithCancel).
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -43,84 +48,221 @@ import (
 // callCtx is where a state or batch slot runs its calls from.
 type callCtx struct {
 	parent  context.Context
-	s       *state        // hands out the calls' contexts
-	next    *reqCtx       // a context handed out ahead (a batch slot's, taken on the batch's goroutine)
-	inBatch bool          // a batch member: its response belongs in the batch's array
-	here    bool          // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
-	clk     *readClock    // a reading goroutine's clock (conn.Try; nil elsewhere)
-	ticks   uint8         // calls of learned methods, for sampling their time (cost.go)
-	drop    []byte        // where notifications' results go
-	own     reqCtx        // with Options.ReuseContexts (own.reused), the one context of every call
-	timed   []deadlineCtx // the rest of the chunk deadline hands out from
-	unknown unknownCtx    // what an observer sees of a call of no method
+	rc      *reqCtx    // its calls' values
+	own     arenas     // its calls' contexts
+	ar      *arenas    // a connection's, when its calls' contexts come from there (swap; nil: own)
+	inBatch bool       // a batch member: its response belongs in the batch's array
+	here    bool       // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
+	clk     *readClock // a reading goroutine's clock (conn.Try; nil elsewhere)
+	ticks   uint8      // calls of learned methods, for sampling their time (cost.go)
+	drop    []byte     // where notifications' results go
+	unknown unknownCtx // what an observer sees of a call of no method
 }
 
 // unknownCtx is the context an observer sees for a call of a method the
 // engine does not have: no handler runs, so nothing can keep it, and it is
 // reused; it carries the name asked for.
 type unknownCtx struct {
-	reqCtx
-	name []byte
+	context.Context
+	id, meta, name []byte
 }
 
 func (c *unknownCtx) Value(key any) any {
 	if _, ok := key.(ctxKey); ok {
 		return c
 	}
-	return c.parent.Value(key)
+	return c.Context.Value(key)
 }
 
-// take returns a fresh context for the next call, with parent and inBatch
-// from cc: the next of the state's chunk, unless one was handed out ahead
-// (takeSlow the rest). A state whose contexts are reused never has a
-// chunk; a detached call's cc has no state, only next (result_detach.go).
-func (cc *callCtx) take() *reqCtx {
-	if s := cc.s; cc.next == nil && s.hnext < len(s.handles) {
-		h := &s.handles[s.hnext]
-		s.hnext++
-		h.parent, h.inBatch = cc.parent, cc.inBatch
-		return h
-	}
-	return cc.takeSlow()
+func (c *unknownCtx) String() string { return "dispatch.unknownMethod" }
+
+// arenas are where a callCtx's calls take their contexts from: its own
+// (callCtx.own), or a connection's for the calls its reading goroutine
+// runs (swap), whose parent stays while the pooled states that run them
+// change. Each is the head of an arena and the next cell to hand out.
+type arenas struct {
+	plain, timed arenaUse
 }
 
-// takeSlow is take for a context handed out ahead, a reused one, or one
-// from a new chunk.
-func (cc *callCtx) takeSlow() *reqCtx {
-	if cc.own.reused {
-		h := &cc.own // live again since its last call ended (end)
-		h.parent, h.inBatch = cc.parent, cc.inBatch
+type arenaUse struct {
+	head *arenaHead // nil: none yet
+	next int
+}
+
+// use returns the arenas cc takes from.
+func (cc *callCtx) use() *arenas {
+	if cc.ar != nil {
+		return cc.ar
+	}
+	return &cc.own
+}
+
+// swap makes cc take its calls' contexts from ar, until cc.ar is set back
+// to what swap returns.
+func (cc *callCtx) swap(ar *arenas) *arenas {
+	was := cc.ar
+	cc.ar = ar
+	return was
+}
+
+// take returns the context of cc's next call, under cc.parent: the next
+// cell of its arena when the arena is the parent's (takeSlow the rest).
+// The call is not live until start.
+func (cc *callCtx) take() *ctxCell {
+	u := &cc.use().plain
+	if a := u.head; a != nil && u.next < int(a.n) && a.parent == cc.parent {
+		h := a.cell(u.next)
+		u.next++
+		if a.rc.Load() != cc.rc {
+			a.rc.Store(cc.rc) // handed on between calls: see arenaHead.rc
+		}
 		return h
 	}
-	h := cc.next
-	if h != nil {
-		cc.next = nil
+	return cc.takeSlow(u, false)
+}
+
+// takeSlow is take from a new arena: a big one when the last one was used
+// up under the same parent, else a small one.
+func (cc *callCtx) takeSlow(u *arenaUse, timed bool) *ctxCell {
+	big := u.head != nil && u.head.parent == cc.parent
+	u.head, u.next = newArena(cc.rc, cc.parent, big, timed), 1
+	return u.head.cell(0)
+}
+
+// takeTimed is take for a call under timeout d: its cell's parent is its
+// own deadlineCtx, kept beside it in a timed arena.
+func (cc *callCtx) takeTimed(d time.Duration) *ctxCell {
+	u := &cc.use().timed
+	var h *ctxCell
+	if a := u.head; a != nil && u.next < int(a.n) && a.parent == cc.parent {
+		h = a.cell(u.next)
+		u.next++
+		if a.rc.Load() != cc.rc {
+			a.rc.Store(cc.rc)
+		}
 	} else {
-		h = cc.s.handle()
+		h = cc.takeSlow(u, true)
 	}
-	h.parent, h.inBatch = cc.parent, cc.inBatch
+	*h.deadline() = deadlineCtx{Context: cc.parent, deadline: time.Now().Add(d)}
 	return h
 }
 
-// deadlineChunk is how many deadline contexts a callCtx allocates at once:
-// as many as fit in 4 KiB.
-const deadlineChunk = 4096 / int(unsafe.Sizeof(deadlineCtx{}))
+// An arena's sizes: 256 and 48 bytes with the head, size classes of the
+// allocator; a timed one's cells come with a deadlineCtx each (2.6 KiB
+// and 384 bytes).
+const (
+	arenaBig   = 224
+	arenaSmall = 16
+	timedBig   = 64
+	timedSmall = 8
+)
 
-// deadline returns a parent for a call of cc's under timeout d, never
-// handed out before.
-func (cc *callCtx) deadline(parent context.Context, d time.Duration) *deadlineCtx {
-	if len(cc.timed) == 0 {
-		cc.timed = make([]deadlineCtx, deadlineChunk)
+// arenaHead is what an arena's cells lead to. Its rc is the reqCtx of the
+// callCtx taking its cells: a connection's arena passes from one pooled
+// state's to another's between calls (never during one), so a cell's call
+// is live only if the arena's rc has it live now.
+type arenaHead struct {
+	rc     atomic.Pointer[reqCtx]
+	parent context.Context // every call's, or the parent of every call's deadlineCtx
+	n      uint8           // cells
+	timed  bool            // a timed arena: each cell's parent is a deadlineCtx beside it
+}
+
+type bigArena struct {
+	arenaHead
+	cells [arenaBig]ctxCell
+}
+
+type smallArena struct {
+	arenaHead
+	cells [arenaSmall]ctxCell
+}
+
+// timedBigArena and timedSmallArena are arenas of timed calls: cell i's
+// parent is dl[i].
+type timedBigArena struct {
+	arenaHead
+	cells [timedBig]ctxCell
+	dl    [timedBig]deadlineCtx
+}
+
+type timedSmallArena struct {
+	arenaHead
+	cells [timedSmall]ctxCell
+	dl    [timedSmall]deadlineCtx
+}
+
+// cellsAt is where an arena's cells start, the same in every kind.
+const cellsAt = unsafe.Offsetof(bigArena{}.cells)
+
+// The same offset in every kind: else one of these lengths is negative.
+var (
+	_ [cellsAt - unsafe.Offsetof(smallArena{}.cells)]struct{}
+	_ [unsafe.Offsetof(smallArena{}.cells) - cellsAt]struct{}
+	_ [cellsAt - unsafe.Offsetof(timedBigArena{}.cells)]struct{}
+	_ [unsafe.Offsetof(timedBigArena{}.cells) - cellsAt]struct{}
+	_ [cellsAt - unsafe.Offsetof(timedSmallArena{}.cells)]struct{}
+	_ [unsafe.Offsetof(timedSmallArena{}.cells) - cellsAt]struct{}
+)
+
+// newArena returns a new arena of rc's under parent, each cell holding its
+// index.
+func newArena(rc *reqCtx, parent context.Context, big, timed bool) *arenaHead {
+	var a *arenaHead
+	var cells []ctxCell
+	switch {
+	case timed && big:
+		t := &timedBigArena{}
+		a, cells = &t.arenaHead, t.cells[:]
+	case timed:
+		t := &timedSmallArena{}
+		a, cells = &t.arenaHead, t.cells[:]
+	case big:
+		t := &bigArena{}
+		a, cells = &t.arenaHead, t.cells[:]
+	default:
+		t := &smallArena{}
+		a, cells = &t.arenaHead, t.cells[:]
 	}
-	dc := &cc.timed[0]
-	cc.timed = cc.timed[1:]
-	dc.Context, dc.deadline = parent, time.Now().Add(d)
-	return dc
+	a.rc.Store(rc)
+	a.parent, a.n, a.timed = parent, uint8(len(cells)), timed
+	for i := range cells {
+		cells[i] = ctxCell(i)
+	}
+	return a
+}
+
+// cell returns a's cell i.
+func (a *arenaHead) cell(i int) *ctxCell {
+	return (*ctxCell)(unsafe.Add(unsafe.Pointer(a), cellsAt+uintptr(i)))
+}
+
+// arenaOf returns the head of h's arena.
+func arenaOf(h *ctxCell) *arenaHead {
+	return (*arenaHead)(unsafe.Add(unsafe.Pointer(h), -int(*h)-int(cellsAt)))
+}
+
+// deadline returns the deadlineCtx of h, a cell of a timed arena.
+func (h *ctxCell) deadline() *deadlineCtx {
+	a := arenaOf(h)
+	if a.n == timedBig {
+		return &(*timedBigArena)(unsafe.Pointer(a)).dl[*h]
+	}
+	return &(*timedSmallArena)(unsafe.Pointer(a)).dl[*h]
+}
+
+// parent returns h's arena and the parent of h's call.
+func (h *ctxCell) parent() (*arenaHead, context.Context) {
+	a := arenaOf(h)
+	if a.timed {
+		return a, h.deadline()
+	}
+	return a, a.parent
 }
 
 // deadlineCtx is the parent of a timed call: parent with a deadline. Its
-// Done is the parent's: the call's own Done (reqCtx.makeDone) is the one
-// closed at the deadline.
+// Done is the parent's: the call's own Done (makeDone) is the one closed
+// at the deadline.
 type deadlineCtx struct {
 	context.Context
 	deadline time.Time
@@ -145,73 +287,66 @@ func (d *deadlineCtx) Err() error {
 
 func (d *deadlineCtx) String() string { return "dispatch.deadline" }
 
-// handleChunk is how many call contexts a state allocates at once: as
-// many as fit in 4 KiB, a size class of the allocator (64 of 64 bytes).
-const handleChunk = 4096 / int(unsafe.Sizeof(reqCtx{}))
-
-// handle returns a call context never handed out before.
-func (s *state) handle() *reqCtx {
-	if s.hnext == len(s.handles) {
-		s.handles, s.hnext = make([]reqCtx, handleChunk), 0
-	}
-	h := &s.handles[s.hnext]
-	s.hnext++
-	return h
-}
-
-// The life of a call's context.
-const (
-	live    = iota
-	replied // Peer.Reply sent the response
-	ended   // the call returned
-)
-
-// reqCtx is the context.Context of one call. It is kept small (64 bytes),
-// since every call has one and the collector pays for each byte: the
-// method's name comes from its table entry, and the id and _meta, which
-// lie in the message, are kept as a pointer and a length each.
+// reqCtx holds the values of the call a callCtx runs, and the arena its
+// calls' contexts come from. Only the callCtx's goroutine writes its
+// plain fields, and only while no call is live (between end and start);
+// others read them between enter and leave.
 type reqCtx struct {
-	parent  context.Context
+	cur     atomic.Pointer[ctxCell]  // the live call's context (nil between calls)
+	readers atomic.Int32             // goroutines between enter and leave
+	done    atomic.Pointer[lazyDone] // Done's channel, made on first use
+	replied atomic.Bool              // Peer.Reply sent the response
 	md      *method
 	idp     *byte // the id's bytes (nil: none)
 	metap   *byte // the _meta's bytes (nil: none)
 	idn     uint32
 	metan   uint32
-	life    atomic.Uint32
 	inBatch bool
-	reused  bool // Options.ReuseContexts: the next call gets it again
 	sampled bool // timed as the one in n of a TimingObserver (observe.go)
 	compact bool // the message's params hold no whitespace between tokens (decode.Message.ParamsCompact)
-	done    atomic.Pointer[lazyDone]
 }
 
-// setRequest records the request's values; h is not handed out yet.
-func (c *reqCtx) setRequest(md *method, m *decode.Message) {
-	c.md = md
-	c.idp, c.idn = unsafe.SliceData(m.ID), uint32(len(m.ID))
-	c.metap, c.metan = unsafe.SliceData(m.Meta), uint32(len(m.Meta))
-	c.compact = m.ParamsCompact()
+// start makes h, just taken, the live call of m, a call of md.
+func (rc *reqCtx) start(h *ctxCell, md *method, m *decode.Message, inBatch bool) {
+	rc.md, rc.inBatch = md, inBatch
+	rc.idp, rc.idn = unsafe.SliceData(m.ID), uint32(len(m.ID))
+	rc.metap, rc.metan = unsafe.SliceData(m.Meta), uint32(len(m.Meta))
+	rc.compact = m.ParamsCompact()
+	rc.cur.Store(h)
 }
 
-// paramsCompact reports whether the params h was called with under ctx are the message's
-// and hold no whitespace between tokens: ctx is the call's own context and h its method's
-// handler as registered (no middleware or other handler in between, which could have
-// passed other params with the same context).
-func paramsCompact(ctx context.Context, h Handler) bool {
-	c, ok := ctx.(*reqCtx)
-	return ok && c.compact && c.md != nil && c.md.h == h
-}
-
-// id, meta and method return the request's values (the bytes are the
-// message's, valid during the call).
-func (c *reqCtx) id() []byte   { return rawBytes(c.idp, c.idn) }
-func (c *reqCtx) meta() []byte { return rawBytes(c.metap, c.metan) }
-func (c *reqCtx) method() []byte {
-	if c.md == nil {
-		return nil
+// end marks the live call over: its context is done from now on, and rc
+// is ready for the next call once the goroutines reading this one's values
+// left. It reports whether Peer.Reply answered the call already.
+func (rc *reqCtx) end() bool {
+	rc.cur.Store(nil)
+	for rc.readers.Load() != 0 {
+		runtime.Gosched() // a reader holds no lock and does not block
 	}
-	return c.md.nameBytes
+	if d := rc.done.Load(); d != nil {
+		rc.done.Store(nil)
+		d.cancel()
+	}
+	if rc.replied.Load() {
+		rc.replied.Store(false)
+		return true
+	}
+	return false
 }
+
+// writer returns the ResultWriter the live call's handler took, or nil:
+// one load, the only cost of streaming to a call that does not stream.
+func (rc *reqCtx) writer() *ResultWriter {
+	if d := rc.done.Load(); d != nil {
+		return d.w
+	}
+	return nil
+}
+
+// id and meta return the live call's values (the bytes are the message's,
+// valid during the call).
+func (rc *reqCtx) id() []byte   { return rawBytes(rc.idp, rc.idn) }
+func (rc *reqCtx) meta() []byte { return rawBytes(rc.metap, rc.metan) }
 
 func rawBytes(p *byte, n uint32) []byte {
 	if p == nil {
@@ -220,112 +355,149 @@ func rawBytes(p *byte, n uint32) []byte {
 	return unsafe.Slice(p, n)
 }
 
+// ctxCell is the context.Context of one call (see the note at the top).
+type ctxCell byte
+
+// enter returns the call's values, held for reading until leave, or nil
+// (and nothing held) once the call ended.
+func (h *ctxCell) enter() *reqCtx {
+	rc := arenaOf(h).rc.Load()
+	rc.readers.Add(1)
+	if rc.cur.Load() == h {
+		return rc
+	}
+	rc.readers.Add(-1)
+	return nil
+}
+
+// leave ends what enter began.
+func (rc *reqCtx) leave() { rc.readers.Add(-1) }
+
+// paramsCompact reports whether the params h was called with under ctx are the message's
+// and hold no whitespace between tokens: ctx is a live call's own context and h its method's
+// handler as registered (no middleware or other handler in between, which could have
+// passed other params with the same context).
+func paramsCompact(ctx context.Context, h Handler) bool {
+	c, ok := ctx.(*ctxCell)
+	if !ok {
+		return false
+	}
+	rc := c.enter()
+	if rc == nil {
+		return false
+	}
+	compact := rc.compact && rc.md != nil && rc.md.h == h
+	rc.leave()
+	return compact
+}
+
 // lazyDone is the channel of a call context's Done, made on first use.
 type lazyDone struct {
+	h      *ctxCell // the call's: rc.done may hold a later call's by the time a kept context looks
 	ctx    context.Context
 	cancel context.CancelFunc
 	w      *ResultWriter // the call's, once its handler took it (StreamResult)
 }
 
-// writer returns the ResultWriter the handler took, or nil: one load, the
-// only cost of streaming to a call that does not stream.
-func (c *reqCtx) writer() *ResultWriter {
-	if d := c.done.Load(); d != nil {
-		return d.w
+// ours returns h's lazyDone, if rc has it now.
+func (h *ctxCell) ours(rc *reqCtx) *lazyDone {
+	if d := rc.done.Load(); d != nil && d.h == h {
+		return d
 	}
 	return nil
 }
 
-// end marks the call over: its context is done from now on. It reports
-// whether Peer.Reply answered the call already.
-func (c *reqCtx) end() bool {
-	if c.reused { // ready for the next call at once: never over
-		was := c.life.Load()
-		if was != live {
-			c.life.Store(live)
-		}
-		if d := c.done.Load(); d != nil {
-			c.done.Store(nil)
-			d.cancel()
-		}
-		return was == replied
-	}
-	was := c.life.Swap(ended)
-	if d := c.done.Load(); d != nil {
-		d.cancel()
-	}
-	return was == replied
+func (h *ctxCell) Deadline() (time.Time, bool) {
+	_, parent := h.parent()
+	return parent.Deadline()
 }
 
-// over reports whether the call ended.
-func (c *reqCtx) over() bool { return c.life.Load() == ended }
-
-func (c *reqCtx) Deadline() (time.Time, bool) { return c.parent.Deadline() }
-
-func (c *reqCtx) Done() <-chan struct{} {
-	if c.over() {
-		return closed
-	}
-	if d := c.done.Load(); d != nil {
+func (h *ctxCell) Done() <-chan struct{} {
+	a, parent := h.parent()
+	if d := h.ours(a.rc.Load()); d != nil {
 		return d.ctx.Done()
 	}
-	return c.makeDone()
-}
-
-// makeDone makes the channel Done returns: a child of the parent, cancelled
-// by end, and at its deadline for a timed call. Whichever of end and
-// makeDone runs second cancels it.
-func (c *reqCtx) makeDone() <-chan struct{} {
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if dc, ok := c.parent.(*deadlineCtx); ok {
-		ctx, cancel = context.WithDeadline(dc, dc.deadline)
-	} else {
-		ctx, cancel = context.WithCancel(c.parent)
+	rc := h.enter()
+	if rc == nil {
+		return closed
 	}
-	d := &lazyDone{ctx: ctx, cancel: cancel}
-	if !c.done.CompareAndSwap(nil, d) {
-		cancel()
-		d = c.done.Load()
-	}
-	if c.over() {
-		d.cancel()
-	}
+	d := h.makeDone(rc, parent)
+	rc.leave()
 	return d.ctx.Done()
 }
 
-func (c *reqCtx) Err() error {
-	if c.over() {
-		if err := c.parent.Err(); err != nil {
-			return err
-		}
-		return context.Canceled
+// makeDone returns h's lazyDone, made now if no one made it yet: a child
+// of the parent, cancelled by end, and at its deadline for a timed call.
+// The call is live, and held (enter).
+func (h *ctxCell) makeDone(rc *reqCtx, parent context.Context) *lazyDone {
+	if d := rc.done.Load(); d != nil {
+		return d
 	}
-	if d := c.done.Load(); d != nil {
-		return d.ctx.Err()
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if dc, ok := parent.(*deadlineCtx); ok {
+		ctx, cancel = context.WithDeadline(dc, dc.deadline)
+	} else {
+		ctx, cancel = context.WithCancel(parent)
 	}
-	return c.parent.Err()
+	d := &lazyDone{h: h, ctx: ctx, cancel: cancel}
+	if !rc.done.CompareAndSwap(nil, d) {
+		cancel()
+		d = rc.done.Load()
+	}
+	return d
 }
 
-func (c *reqCtx) Value(key any) any {
-	if k, ok := key.(ctxKey); ok {
+func (h *ctxCell) Err() error {
+	a, parent := h.parent()
+	if d := h.ours(a.rc.Load()); d != nil {
+		return d.ctx.Err()
+	}
+	err := parent.Err()
+	if err == nil && a.rc.Load().cur.Load() != h {
+		err = context.Canceled
+	}
+	return err
+}
+
+func (h *ctxCell) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
 		// The call itself, for every key of ours: bytesValue reads the
 		// values from it (returning them would box the slices).
-		if k == callKey || !c.over() {
-			return c
-		}
-		return nil
+		return h
 	}
-	if d := c.done.Load(); d != nil {
+	a, parent := h.parent()
+	if d := h.ours(a.rc.Load()); d != nil {
 		// Done's own context: context.WithCancel(ctx) and the rest then
 		// find a cancelCtx whose channel is Done's and register with it,
 		// rather than start a goroutine to watch ctx.
 		return d.ctx.Value(key)
 	}
-	return c.parent.Value(key)
+	return parent.Value(key)
 }
 
-func (c *reqCtx) String() string { return "dispatch.callContext" }
+func (h *ctxCell) String() string { return "dispatch.callContext" }
+
+// value returns the live call's value for k, or nil once it ended.
+func (h *ctxCell) value(k ctxKey) []byte {
+	rc := h.enter()
+	if rc == nil {
+		return nil
+	}
+	var b []byte
+	switch k {
+	case idKey:
+		b = rc.id()
+	case metaKey:
+		b = rc.meta()
+	default:
+		if rc.md != nil {
+			b = rc.md.nameBytes
+		}
+	}
+	rc.leave()
+	return b
+}
 
 // closed is the channel of a context that is done.
 var closed = func() chan struct{} {
@@ -340,25 +512,19 @@ const (
 	metaKey ctxKey = iota
 	idKey
 	methodKey
-	callKey // the *reqCtx itself (for Peer.Reply)
+	callKey // the call's *ctxCell itself (Peer.Reply, StreamResult)
 )
 
 func bytesValue(ctx context.Context, k ctxKey) []byte {
 	switch v := ctx.Value(k).(type) {
-	case *reqCtx:
-		switch k {
-		case idKey:
-			return v.id()
-		case metaKey:
-			return v.meta()
-		}
-		return v.method()
+	case *ctxCell:
+		return v.value(k)
 	case *unknownCtx:
 		switch k {
 		case idKey:
-			return v.id()
+			return v.id
 		case metaKey:
-			return v.meta()
+			return v.meta
 		}
 		return v.name
 	case *[]byte: // Detach's
@@ -389,8 +555,8 @@ func MethodName(ctx context.Context) []byte { return bytesValue(ctx, methodKey) 
 // RequestID, MethodName or Meta). It allocates; ctx may be any context.
 func Detach(ctx context.Context) context.Context {
 	base := ctx
-	if rc, ok := ctx.(*reqCtx); ok {
-		base = rc.parent // not the call's own: a kept one pins its chunk
+	if h, ok := ctx.(*ctxCell); ok {
+		_, base = h.parent() // not the call's own: a kept one pins its arena
 	}
 	d := &detached{Context: context.WithoutCancel(base)}
 	d.id = clone(RequestID(ctx))

@@ -46,7 +46,6 @@ type Engine struct {
 	maxResp      int // Options.MaxResponse
 	fanOut       int
 	callTimeout  time.Duration
-	reuseCtx     bool
 	strict       bool                     // Options.StrictParams
 	timeouts     map[string]time.Duration // Options.MethodTimeouts
 	costs        map[string]int           // Options.MethodCosts
@@ -114,7 +113,6 @@ func New(opts *Options) *Engine {
 		maxResp:      opts.maxResponse(),
 		fanOut:       opts.batchFanOut(),
 		callTimeout:  opts.callTimeout(),
-		reuseCtx:     opts != nil && opts.ReuseContexts,
 		strict:       opts != nil && opts.StrictParams,
 		log:          opts.logger(),
 		obs:          opts.observer(),

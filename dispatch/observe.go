@@ -338,16 +338,16 @@ func (e *Engine) now() time.Duration { return time.Since(e.epoch) }
 // beginCall starts observing a call of md (md.obs is set): it returns the
 // time the handler starts, or noTime for a call not timed (see
 // TimingObserver).
-func (e *Engine) beginCall(md *method, h *reqCtx) time.Duration {
+func (e *Engine) beginCall(md *method, h *ctxCell, rc *reqCtx) time.Duration {
 	md.obs.Begin(h)
-	h.sampled = false
+	rc.sampled = false
 	if md.timeMask != 0 {
 		if md.warm.Load() < warmCalls {
 			md.warm.Add(1) // warming up: timed, and counts for itself
 		} else if rand.Uint32()&md.timeMask != 0 {
 			return noTime
 		} else {
-			h.sampled = true
+			rc.sampled = true
 		}
 	}
 	return e.now()
@@ -361,7 +361,7 @@ const warmCalls = 1024
 // endCall reports the end of a call of md whose handler started at t0 (noTime:
 // not timed) and returned err after d (noTime: not measured by invoke);
 // h is not over yet, so it still holds the request's bytes.
-func (e *Engine) endCall(md *method, h *reqCtx, t0, d time.Duration, err error, notification bool, params []byte, result int) {
+func (e *Engine) endCall(md *method, h *ctxCell, rc *reqCtx, t0, d time.Duration, err error, notification bool, params []byte, result int) {
 	c := CallEnd{Notification: notification, Params: params, ResultSize: result}
 	if err != nil {
 		c.Code = CodeOf(err)
@@ -374,7 +374,7 @@ func (e *Engine) endCall(md *method, h *reqCtx, t0, d time.Duration, err error, 
 	default:
 		c.Duration = e.now() - t0
 	}
-	c.Sampled = h.sampled && !c.Untimed
+	c.Sampled = rc.sampled && !c.Untimed
 	md.obs.End(h, c)
 }
 
@@ -385,16 +385,10 @@ func (e *Engine) observeUnknown(cc *callCtx, m *decode.Message) {
 		return
 	}
 	u := &cc.unknown
-	u.parent, u.name = cc.parent, m.Method
-	u.setRequest(nil, m)
+	u.Context, u.name, u.id, u.meta = cc.parent, m.Method, m.ID, m.Meta
 	mo.Begin(u)
 	mo.End(u, CallEnd{Code: encode.CodeMethodNotFound, Notification: m.Kind == decode.Notification})
-	if d := u.done.Load(); d != nil { // an observer asked for Done
-		u.done.Store(nil)
-		d.cancel()
-	}
-	u.parent, u.name = nil, nil
-	u.setRequest(nil, &decode.Message{})
+	*u = unknownCtx{}
 }
 
 // observeInvalid reports an Invalid Request (e.obs is set).

@@ -64,14 +64,12 @@ type Options struct {
 	// Observer, and package metrics for Prometheus). Without one the hot
 	// path pays a branch per call.
 	Observer Observer
-	// ReuseContexts makes every call's context come from pooled state
-	// and be reused by later calls, as fasthttp's RequestCtx is: the hot
-	// path then allocates nothing at all, but a handler must not use its
-	// ctx (nor keep it, nor hand it to a goroutine) after it returned; a
-	// context used after its call may show another call's values. Use
-	// Detach during the call for work that outlives it. By default
-	// (false) every call has a context of its own, safe to keep: they
-	// come 64 to a 4 KiB allocation, 64 bytes a call.
+	// ReuseContexts did what every call's context now does without
+	// asking: it cost an allocation a call (64 bytes) to have a context
+	// safe to keep, and this made them reused instead. A context is now
+	// safe to keep and costs nothing, so this is ignored.
+	//
+	// Deprecated: every call's context is free and safe to keep.
 	ReuseContexts bool
 	// StrictParams is Method.StrictParams for every method: Typed
 	// handlers refuse named params with unknown members (-32602).

@@ -131,8 +131,13 @@ func (p *Peer) CallRaw(ctx context.Context, dst []byte, method string, params []
 	case p.oneWay:
 		return dst, ErrOneWay
 	}
-	if h, ok := ctx.Value(callKey).(*reqCtx); ok && h.md != nil && !h.md.cost.never.Load() {
-		h.md.cost.never.Store(true) // never run it on a reading goroutine again
+	if h, ok := ctx.Value(callKey).(*ctxCell); ok {
+		if rc := h.enter(); rc != nil {
+			if md := rc.md; md != nil && !md.cost.never.Load() {
+				md.cost.never.Store(true) // never run it on a reading goroutine again
+			}
+			rc.leave()
+		}
 	}
 	if ctx.Value(readerKey{}) != nil {
 		return dst, ErrOnReader
@@ -174,16 +179,28 @@ func (p *Peer) Reply(ctx context.Context, result []byte) error {
 	if p == nil {
 		return ErrNoPeer
 	}
-	h, _ := ctx.Value(callKey).(*reqCtx)
-	if h == nil || h.idp == nil || h.inBatch || !h.life.CompareAndSwap(live, replied) {
+	h, _ := ctx.Value(callKey).(*ctxCell)
+	var rc *reqCtx
+	if h != nil {
+		rc = h.enter()
+	}
+	if rc == nil {
 		return ErrNoReply // also once the call ended
 	}
+	if rc.idp == nil || rc.inBatch || !rc.replied.CompareAndSwap(false, true) {
+		rc.leave()
+		return ErrNoReply
+	}
 	b := pool.GetBuffer()
-	b.B = encode.AppendResult(b.B, h.id(), result)
+	b.B = encode.AppendResult(b.B, rc.id(), result)
+	rc.leave() // not held while sending: the call may end meanwhile
 	err := p.send(ctx, b.B)
 	pool.PutBuffer(b)
 	if err != nil {
-		h.life.CompareAndSwap(replied, live) // not sent: the handler's answer goes
+		if rc := h.enter(); rc != nil { // not sent: the handler's answer goes
+			rc.replied.Store(false)
+			rc.leave()
+		}
 	}
 	p.observe(EventPeerReply, err)
 	return err

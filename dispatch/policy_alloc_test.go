@@ -26,7 +26,7 @@ func policyMethods() []dispatch.Method {
 // TestPolicyAllocs: the hot path stays at 0 allocations with per-method
 // policy configured, and a call under a method timeout too.
 func TestPolicyAllocs(t *testing.T) {
-	e := newDemo(t, &dispatch.Options{ReuseContexts: true}, policyMethods()...)
+	e := newDemo(t, nil, policyMethods()...)
 	for _, c := range bench.Cases() {
 		dst := make([]byte, 0, 8192)
 		for range 10 {
@@ -53,7 +53,8 @@ func TestPolicyAllocs(t *testing.T) {
 			t.Errorf("%s: a method outside the set: %s", tc.Name, dst)
 		}
 	}
-	// A call under a method timeout: the deadline is a chunked context,
+	// A call under a method timeout: the deadline is kept beside the call's
+	// context in a timed arena,
 	// its timer made only when the handler waits on Done.
 	for _, msg := range [][]byte{
 		[]byte(`{"jsonrpc":"2.0","method":"timed_echo","params":[1],"id":1}`),

@@ -122,8 +122,14 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 			return e.serveDetached(cc, dst, m, md, s)
 		}
 	}
-	h := cc.take()
-	h.setRequest(md, m)
+	var h *ctxCell
+	if md.timeout > 0 {
+		h = cc.takeTimed(md.timeout)
+	} else {
+		h = cc.take()
+	}
+	rc := cc.rc
+	rc.start(h, md, m, cc.inBatch)
 	notification := m.Kind == decode.Notification
 	start, mark := len(dst), 0
 	var window []byte // where the handler appends its result
@@ -148,17 +154,17 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		out, err = e.observed(md, cc, h, m, window)
 	}
 	if notification {
-		if w := h.writer(); w != nil {
+		if w := rc.writer(); w != nil {
 			w.release()
 		}
-		h.end()
+		rc.end()
 		return dst
 	}
-	if w := h.writer(); w != nil { // the handler took its ResultWriter
-		return e.endWritten(w, dst, start, mark, m.ID, out, err, h.end())
+	if w := rc.writer(); w != nil { // the handler took its ResultWriter
+		return e.endWritten(w, dst, start, mark, m.ID, out, err, rc.end())
 	}
 	switch {
-	case h.end(): // the handler sent its response itself (Peer.Reply)
+	case rc.end(): // the handler sent its response itself (Peer.Reply)
 		return dst[:start]
 	case err != nil:
 		return e.appendHandlerError(dst[:start], m.ID, err)
@@ -182,10 +188,10 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 // observed runs md's handler for serve (into window) when there is more
 // to it than the call: its observer's Begin and End, timing, a timeout, a
 // reading goroutine's clock.
-func (e *Engine) observed(md *method, cc *callCtx, h *reqCtx, m *decode.Message, window []byte) ([]byte, error) {
+func (e *Engine) observed(md *method, cc *callCtx, h *ctxCell, m *decode.Message, window []byte) ([]byte, error) {
 	t0 := noTime
 	if md.obs != nil {
-		t0 = e.beginCall(md, h)
+		t0 = e.beginCall(md, h, cc.rc)
 	}
 	out, d, err := e.invoke(md, cc, h, m.Params, window, t0)
 	if md.obs != nil {
@@ -194,7 +200,7 @@ func (e *Engine) observed(md *method, cc *callCtx, h *reqCtx, m *decode.Message,
 		if notification || err != nil { // CallEnd.ResultSize: 0 for both
 			size = 0
 		}
-		e.endCall(md, h, t0, d, err, notification, m.Params, size)
+		e.endCall(md, h, cc.rc, t0, d, err, notification, m.Params, size)
 	}
 	return out, err
 }
@@ -262,7 +268,7 @@ func (e *Engine) logBadResult(md *method, result []byte) {
 // a call timed for both reads the clock twice, not four times. On a reading
 // goroutine (cc.clk) a run in a burst is timed from the end of the one
 // before it: one clock read (readClock).
-func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, t0 time.Duration) (out []byte, d time.Duration, err error) {
+func (e *Engine) invoke(md *method, cc *callCtx, h *ctxCell, params, dst []byte, t0 time.Duration) (out []byte, d time.Duration, err error) {
 	timed := !md.inline && !md.concurrent && md.cost.timed(cc)
 	clk := cc.clk
 	borrowed := false // t0 is the end of the run before (readClock)
@@ -275,7 +281,7 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, 
 		t0 = e.now()
 	}
 	if md.timeout > 0 {
-		out, err = e.invokeTimed(md, cc, h, params, dst)
+		out, err = e.invokeTimed(md, h, params, dst)
 	} else {
 		out, err = e.call(md, h, params, dst)
 	}
@@ -297,15 +303,13 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *reqCtx, params, dst []byte, 
 
 // invokeTimed calls a handler under md's timeout: its context is cancelled
 // when the time is up, and a call that overran is a timeout whatever the
-// handler returned. The deadline comes from cc (callCtx.deadline): no
-// allocation, and no timer unless the handler waits on its Done
-// (TestPolicyAllocs).
-func (e *Engine) invokeTimed(md *method, cc *callCtx, h *reqCtx, params, dst []byte) ([]byte, error) {
-	parent := h.parent
-	dc := cc.deadline(parent, md.timeout)
-	h.parent = dc // before the handler sees h: never written again
+// handler returned. The deadline is h's parent, kept beside h in its
+// arena (callCtx.takeTimed): no allocation but the arena's, and no timer
+// unless the handler waits on its Done (TestPolicyAllocs).
+func (e *Engine) invokeTimed(md *method, h *ctxCell, params, dst []byte) ([]byte, error) {
+	dc := h.deadline()
 	out, err := e.call(md, h, params, dst)
-	if dc.Err() == context.DeadlineExceeded && parent.Err() == nil {
+	if dc.Err() == context.DeadlineExceeded && dc.Context.Err() == nil {
 		out, err = dst, md.errTimeout
 		e.observe(EventTimeout)
 	}
@@ -316,7 +320,7 @@ func (e *Engine) invokeTimed(md *method, cc *callCtx, h *reqCtx, params, dst []b
 // A handler that panicked returns no result (out is nil): its answer is
 // the error. The deferred function holds as little as it can (md and
 // err), since it is set up on every call.
-func (e *Engine) call(md *method, h *reqCtx, params, dst []byte) (out []byte, err error) {
+func (e *Engine) call(md *method, h *ctxCell, params, dst []byte) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = md.panicked(r)

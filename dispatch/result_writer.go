@@ -69,7 +69,7 @@ var (
 // returns; after that every call fails with ErrResultMisuse.
 type ResultWriter struct {
 	md   *method
-	call *reqCtx             // its context: a piece is not sent once it is done
+	call *ctxCell            // its context: a piece is not sent once it is done
 	sink engineconn.Streamer // nil: the result is held in buf
 	buf  *pool.Buffer        // the bytes not yet handed to sink (all of them without one)
 	hdr  int                 // with a sink, before the first piece: the response's head in buf[:hdr]
@@ -113,34 +113,40 @@ type ResultWriter struct {
 // StreamResult returns nil when ctx is not a call's context (or the call
 // ended). For a notification it returns a writer whose output is dropped.
 func StreamResult(ctx context.Context) *ResultWriter {
-	h, ok := ctx.Value(callKey).(*reqCtx)
-	if !ok || h.over() || h.md == nil {
+	h, ok := ctx.Value(callKey).(*ctxCell)
+	if !ok {
 		return nil
 	}
-	if h.done.Load() == nil {
-		h.makeDone()
+	rc := h.enter()
+	if rc == nil {
+		return nil
 	}
-	d := h.done.Load()
+	defer rc.leave()
+	if rc.md == nil {
+		return nil
+	}
+	_, parent := h.parent()
+	d := h.makeDone(rc, parent)
 	if d.w != nil {
 		return d.w
 	}
-	w := &ResultWriter{md: h.md, call: h, buf: pool.GetBuffer()}
-	e := h.md.e
+	w := &ResultWriter{md: rc.md, call: h, buf: pool.GetBuffer()}
+	e := rc.md.e
 	switch {
-	case h.idp == nil: // a notification: nothing is answered
+	case rc.idp == nil: // a notification: nothing is answered
 		w.sink = discard{}
-	case !h.inBatch:
+	case !rc.inBatch:
 		// A Detacher's pieces can go out only once the caller returned:
 		// a call running on the caller's goroutine holds its result.
-		s, _ := h.parent.Value(engineconn.StreamKey{}).(engineconn.Streamer)
+		s, _ := parent.Value(engineconn.StreamKey{}).(engineconn.Streamer)
 		if _, det := s.(engineconn.Detacher); !det && s != nil {
 			w.sink = s
-			w.buf.B = encode.AppendResultStart(w.buf.B, h.id())
+			w.buf.B = encode.AppendResultStart(w.buf.B, rc.id())
 			w.hdr = len(w.buf.B)
 		}
 	}
 	w.max = e.maxResp
-	if h.inBatch {
+	if rc.inBatch {
 		w.max = min(e.maxResp, e.maxBatchResp)
 	}
 	d.w = w

@@ -37,7 +37,9 @@ func (r *routed) Keep(buf []byte) []byte {
 // its state in *held when done with it here (conn.Rest). quiet says that
 // nothing the connection routed RouteOrdered is queued or running
 // (conn.ordered): a notification of a learned method may then run here.
-func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held **state, quiet bool, dst, msg []byte) ([]byte, *routed) {
+// The calls run here take their contexts from calls, the reading
+// goroutine's arenas, not the state's.
+func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, calls *arenas, held **state, quiet bool, dst, msg []byte) ([]byte, *routed) {
 	if !e.frozen.Load() {
 		e.Freeze()
 	}
@@ -69,7 +71,9 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held
 		if route != engineconn.RouteInline {
 			return dst, e.routed(s, route, nil, len(msg), batch)
 		}
+		was := s.cc.swap(calls)
 		dst = e.processBatch(ctx, s, dst, len(msg))
+		s.cc.ar = was
 	default:
 		md := e.lookup(s, m)
 		if !e.charged(p, s, m, md, &dst) {
@@ -82,8 +86,9 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, held
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
 		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
+		was := s.cc.swap(calls)
 		dst = e.serve(&s.cc, dst, m, md)
-		s.cc.here, s.cc.clk = false, nil
+		s.cc.here, s.cc.clk, s.cc.ar = false, nil, was
 		holdState(s, held)
 		if e.obs != nil {
 			e.obs.Message(len(msg), len(dst)-start, batch)

@@ -28,8 +28,6 @@ type state struct {
 	cc      callCtx
 	p       decode.Parser
 	scratch []byte
-	handles []reqCtx // the calls' contexts still to be handed out from handles[hnext:] (context.go)
-	hnext   int
 	routed  routed  // the message parsed here and routed to run elsewhere (route.go)
 	pol     *policy // the message's policy (policy.go; nil: the default)
 
@@ -92,8 +90,7 @@ func (mb *member) Done() { mb.s.done <- mb }
 var _ pool.Handoff = (*member)(nil)
 
 func (e *Engine) newState() *state {
-	s := &state{}
-	s.cc.s, s.cc.own.reused = s, e.reuseCtx
+	s := &state{cc: callCtx{rc: new(reqCtx)}}
 	s.p.MaxBatch = e.maxBatch
 	s.p.MaxDepth = e.maxDepth
 	return s
@@ -202,8 +199,7 @@ func (s *state) slot(e *Engine) *member {
 		s.done = make(chan *member, e.fanOut)
 	}
 	s.slots++
-	mb := &member{e: e, s: s, out: make([]byte, 0, slotOut)}
-	mb.cc.s, mb.cc.own.reused = s, e.reuseCtx
+	mb := &member{e: e, s: s, out: make([]byte, 0, slotOut), cc: callCtx{rc: new(reqCtx)}}
 	return mb
 }
 
@@ -213,9 +209,6 @@ func (e *Engine) start(ctx context.Context, s *state, mb *member, i int) {
 	s.p.BatchMember(i, &mb.m)
 	mb.md = s.mds[i]
 	mb.cc.parent, mb.cc.inBatch = ctx, true
-	if mb.md != nil && mb.cc.next == nil && !mb.cc.own.reused { // handed out here: s is this goroutine's
-		mb.cc.next = s.handle()
-	}
 	mb.out, mb.cut = mb.out[:0], false
 	if !e.workers.Submit(mb) {
 		mb.Run()

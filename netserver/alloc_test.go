@@ -22,34 +22,23 @@ func (w *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// perCallContext is what the engine allocates per call by default: the
-// calls' own contexts, 64 to a chunk (dispatch's context.go). With
-// dispatch.Options.ReuseContexts it is nothing.
-const perCallContext = 1.0 / 64
+// perCallContext is what the engine allocates per call: the calls' own
+// contexts, 224 to an arena (dispatch's context.go).
+const perCallContext = 1.0 / 224
 
 // TestAllocsPerCall drives the connection loop (ServeStdio over an in-memory
 // stream of n calls) and checks that a call costs no allocation in steady
 // state: what a run allocates (the connection's context, its reader's
-// first buffer...) spread over n calls stays far below one, with the
-// engine's reused contexts; with its own context per call (the default),
-// that plus one chunk of contexts per 64 calls.
+// first buffer...) spread over n calls stays far below one, with an arena
+// of contexts per 224 calls.
 func TestAllocsPerCall(t *testing.T) {
-	for _, reuse := range []bool{false, true} {
-		t.Run("reuse="+strconv.FormatBool(reuse), func(t *testing.T) { testAllocsPerCall(t, reuse) })
-	}
-}
-
-func testAllocsPerCall(t *testing.T, reuse bool) {
 	slowEcho := withMethod(dispatch.Method{Name: "slow_echo", Handler: dispatch.HandlerFunc(
 		func(_ context.Context, params, dst []byte) ([]byte, error) { return append(dst, params...), nil })})
-	limit := 0.01
-	if !reuse {
-		limit += perCallContext
-	}
+	limit := 0.01 + perCallContext
 	f := func(name string, kind frame.Kind, workerEvery int) {
 		t.Run(name, func(t *testing.T) {
 			n := allocCalls
-			s := New(newEngineWith(t, dispatch.Options{ReuseContexts: reuse}, slowEcho), &Options{Framing: kind, Logger: quiet})
+			s := New(newEngineWith(t, dispatch.Options{}, slowEcho), &Options{Framing: kind, Logger: quiet})
 			defer s.Shutdown(context.Background())
 			var stream []byte
 			for i := range n {
