@@ -292,7 +292,7 @@ func (d *deadlineCtx) String() string { return "dispatch.deadline" }
 // plain fields, and only while no call is live (between end and start);
 // others read them between enter and leave.
 type reqCtx struct {
-	cur     atomic.Pointer[ctxCell]  // the live call's context (nil between calls)
+	cur     atomic.Uintptr           // the live call's context, its address (0 between calls; not a pointer: no write barrier)
 	readers atomic.Int32             // goroutines between enter and leave
 	done    atomic.Pointer[lazyDone] // Done's channel, made on first use
 	replied atomic.Bool              // Peer.Reply sent the response
@@ -312,14 +312,14 @@ func (rc *reqCtx) start(h *ctxCell, md *method, m *decode.Message, inBatch bool)
 	rc.idp, rc.idn = unsafe.SliceData(m.ID), uint32(len(m.ID))
 	rc.metap, rc.metan = unsafe.SliceData(m.Meta), uint32(len(m.Meta))
 	rc.compact = m.ParamsCompact()
-	rc.cur.Store(h)
+	rc.cur.Store(h.addr())
 }
 
 // end marks the live call over: its context is done from now on, and rc
 // is ready for the next call once the goroutines reading this one's values
 // left. It reports whether Peer.Reply answered the call already.
 func (rc *reqCtx) end() bool {
-	rc.cur.Store(nil)
+	rc.cur.Store(0)
 	for rc.readers.Load() != 0 {
 		runtime.Gosched() // a reader holds no lock and does not block
 	}
@@ -358,12 +358,15 @@ func rawBytes(p *byte, n uint32) []byte {
 // ctxCell is the context.Context of one call (see the note at the top).
 type ctxCell byte
 
+// addr is h's address, as reqCtx.cur holds it.
+func (h *ctxCell) addr() uintptr { return uintptr(unsafe.Pointer(h)) }
+
 // enter returns the call's values, held for reading until leave, or nil
 // (and nothing held) once the call ended.
 func (h *ctxCell) enter() *reqCtx {
 	rc := arenaOf(h).rc.Load()
 	rc.readers.Add(1)
-	if rc.cur.Load() == h {
+	if rc.cur.Load() == h.addr() {
 		return rc
 	}
 	rc.readers.Add(-1)
@@ -454,7 +457,7 @@ func (h *ctxCell) Err() error {
 		return d.ctx.Err()
 	}
 	err := parent.Err()
-	if err == nil && a.rc.Load().cur.Load() != h {
+	if err == nil && a.rc.Load().cur.Load() != h.addr() {
 		err = context.Canceled
 	}
 	return err
