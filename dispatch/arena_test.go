@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/jetrpc/jetrpc/decode"
 )
 
 // TestArenaCells: every cell of every kind of arena leads back to its
@@ -74,5 +76,56 @@ func TestArenaGrowth(t *testing.T) {
 	c2 := other.take()
 	if arenaOf(c1) != arenaOf(c2) || arenaOf(c2).rc.Load() != other.rc {
 		t.Fatal("a connection's arena did not pass to the state that took its next cell")
+	}
+}
+
+// TestArenaLiveness: a cell is live from its start to its end and never
+// again, as a connection's arena passes between two states' reqCtxs.
+func TestArenaLiveness(t *testing.T) {
+	parent := context.Background()
+	a := &callCtx{parent: parent, rc: new(reqCtx)}
+	b := &callCtx{parent: parent, rc: new(reqCtx)}
+	var conn arenas
+	var ended []*ctxCell
+	live := func(h *ctxCell) bool {
+		rc := h.enter()
+		if rc != nil {
+			rc.leave()
+		}
+		return rc != nil
+	}
+	check := func(step string, cur *ctxCell) {
+		t.Helper()
+		for _, h := range ended {
+			if live(h) {
+				t.Fatalf("%s: a cell that ended is live", step)
+			}
+		}
+		if cur != nil && !live(cur) {
+			t.Fatalf("%s: the call's own cell is not live", step)
+		}
+	}
+	run := func(step string, cc *callCtx, ar *arenas) {
+		t.Helper()
+		was := cc.swap(ar)
+		h := cc.take()
+		cc.rc.start(h, nil, &decode.Message{}, false)
+		check(step+", started", h)
+		cc.rc.end()
+		cc.ar = was
+		ended = append(ended, h)
+		check(step+", ended", nil)
+	}
+	for i := range 2 * arenaBig {
+		switch i % 5 {
+		case 0, 1:
+			run("a on the connection", a, &conn)
+		case 2:
+			run("b on the connection", b, &conn)
+		case 3:
+			run("a on its own", a, nil)
+		case 4:
+			run("b on its own", b, nil)
+		}
 	}
 }
