@@ -78,6 +78,10 @@ type unsigned interface {
 }
 
 func decInt[T signed](data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
+	if n, j, ok := plainInt(data, i); ok && int64(T(n)) == n {
+		*(*T)(p) = T(n) // the usual case, in one pass
+		return j, nil
+	}
 	j, ok, err := number(data, i, "integer")
 	if !ok {
 		return j, err
@@ -124,6 +128,38 @@ func decFloat32(data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 // The setters parse s with strconv as encoding/json does (the number's
 // syntax is checked before, except under ",string") and store it at p;
 // false means s does not fit.
+
+// plainInt parses the integer at data[i] in one pass when it is a plain
+// one: an optional minus, then 0 or 1 to 18 digits without a leading zero,
+// not followed by a fraction or an exponent; end is where it ends. ok is
+// false for anything else, which decInt's checked path parses or refuses
+// (so that its errors are the same).
+func plainInt(data []byte, i int) (n int64, end int, ok bool) {
+	j := i
+	neg := j < len(data) && data[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	for j < len(data) && j-start < 19 {
+		c := data[j] - '0'
+		if c > 9 {
+			break
+		}
+		n = n*10 + int64(c)
+		j++
+	}
+	switch d := j - start; {
+	case d == 0 || d > 18 || d > 1 && data[start] == '0':
+		return 0, 0, false
+	case j < len(data) && (data[j] == '.' || data[j]|0x20 == 'e'):
+		return 0, 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, j, true
+}
 
 // smallInt parses s, a number the scanner has checked, when it is an
 // integer of at most 18 digits (it cannot overflow int64); ok is false for
