@@ -46,7 +46,7 @@ func TestArenaCells(t *testing.T) {
 // TestArenaGrowth: a callCtx whose parent stays hands its cells out of
 // big arenas once the first one is used up; one whose parent changes gets
 // a small one, and a timed call never replaces the untimed calls' arena.
-// A connection's arenas (swap) pass from one callCtx to the next.
+// A connection's arenas (callCtx.ar) pass from one callCtx to the next.
 func TestArenaGrowth(t *testing.T) {
 	cc := &callCtx{parent: context.Background(), rc: new(reqCtx)}
 	first := cc.take()
@@ -70,9 +70,9 @@ func TestArenaGrowth(t *testing.T) {
 
 	var conn arenas // a connection's, used by two states in turn
 	other := &callCtx{parent: cc.parent, rc: new(reqCtx)}
-	cc.swap(&conn)
+	cc.ar = &conn
 	c1 := cc.take()
-	other.swap(&conn)
+	other.ar = &conn
 	c2 := other.take()
 	if arenaOf(c1) != arenaOf(c2) || arenaOf(c2).rc.Load() != other.rc {
 		t.Fatal("a connection's arena did not pass to the state that took its next cell")
@@ -107,12 +107,12 @@ func TestArenaLiveness(t *testing.T) {
 	}
 	run := func(step string, cc *callCtx, ar *arenas) {
 		t.Helper()
-		was := cc.swap(ar)
+		cc.ar = ar
 		h := cc.take()
 		cc.rc.start(h, nil, &decode.Message{}, false)
 		check(step+", started", h)
 		cc.rc.end()
-		cc.ar = was
+		cc.ar = nil
 		ended = append(ended, h)
 		check(step+", ended", nil)
 	}

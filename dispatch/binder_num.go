@@ -24,6 +24,7 @@ import (
 	"unsafe"
 
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
+	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
 // numKind is the element kind of a slice the fast binder fills (numNone:
@@ -167,28 +168,6 @@ func countNums(params []byte, frac bool) (int, bool) {
 		}
 	}
 	return commas + 1, true
-}
-
-// plainInt parses the integer at params[i] (an optional '-' and at most
-// 18 digits, so that it cannot overflow; last is the offset of the closing
-// ']'): its magnitude, sign and end, where end is 0 for anything else.
-func plainInt(params []byte, i, last int) (x uint64, neg bool, end int) {
-	if i < last && params[i] == '-' {
-		neg = true
-		i++
-	}
-	start := i
-	for ; i < last; i++ {
-		d := params[i] - '0'
-		if d > 9 {
-			break
-		}
-		x = x*10 + uint64(d)
-	}
-	if n := i - start; n == 0 || n > 18 {
-		return 0, false, 0
-	}
-	return x, neg, i
 }
 
 // skipSpace returns the offset of the first byte at or after i that is not
@@ -390,7 +369,7 @@ func bindFloats[T float32 | float64](params []byte, p unsafe.Pointer, bits int) 
 		for end < last && numClass[params[end]]-clDigit <= clFrac-clDigit {
 			end++
 		}
-		x, neg, intEnd := plainInt(params, i, last)
+		x, neg, intEnd := scan.IntAt(params, i, last)
 		if intEnd == end && end != 0 && x <= exactInt {
 			f := float64(x) // exact; one rounding to T, as strconv does
 			if neg {

@@ -50,7 +50,7 @@ type callCtx struct {
 	parent  context.Context
 	rc      *reqCtx    // its calls' values
 	own     arenas     // its calls' contexts
-	ar      *arenas    // a connection's, when its calls' contexts come from there (swap; nil: own)
+	ar      *arenas    // a connection's, when its calls' contexts come from there (nil: own)
 	inBatch bool       // a batch member: its response belongs in the batch's array
 	here    bool       // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
 	clk     *readClock // a reading goroutine's clock (conn.Try; nil elsewhere)
@@ -78,8 +78,8 @@ func (c *unknownCtx) String() string { return "dispatch.unknownMethod" }
 
 // arenas are where a callCtx's calls take their contexts from: its own
 // (callCtx.own), or a connection's for the calls its reading goroutine
-// runs (swap), whose parent stays while the pooled states that run them
-// change. Each is the head of an arena and the next cell to hand out.
+// runs (callCtx.ar), whose parent stays while the pooled states that run
+// them change. Each is the head of an arena and the next cell to hand out.
 type arenas struct {
 	plain, timed arenaUse
 }
@@ -97,53 +97,32 @@ func (cc *callCtx) use() *arenas {
 	return &cc.own
 }
 
-// swap makes cc take its calls' contexts from ar, until cc.ar is set back
-// to what swap returns.
-func (cc *callCtx) swap(ar *arenas) *arenas {
-	was := cc.ar
-	cc.ar = ar
-	return was
-}
-
-// take returns the context of cc's next call, under cc.parent: the next
-// cell of its arena when the arena is the parent's (takeSlow the rest).
-// The call is not live until start.
-func (cc *callCtx) take() *ctxCell {
-	u := &cc.use().plain
-	if a := u.head; a != nil && u.next < int(a.n) && a.parent == cc.parent {
-		h := a.cell(u.next)
-		u.next++
-		if a.rc.Load() != cc.rc {
-			a.rc.Store(cc.rc) // handed on between calls: see arenaHead.rc
-		}
-		return h
-	}
-	return cc.takeSlow(u, false)
-}
-
-// takeSlow is take from a new arena: a big one when the last one was used
-// up under the same parent, else a small one.
-func (cc *callCtx) takeSlow(u *arenaUse, timed bool) *ctxCell {
-	big := u.head != nil && u.head.parent == cc.parent
-	u.head, u.next = newArena(cc.rc, cc.parent, big, timed), 1
-	return u.head.cell(0)
-}
+// take returns the context of cc's next call, under cc.parent. The call
+// is not live until start.
+func (cc *callCtx) take() *ctxCell { return cc.takeFrom(&cc.use().plain, false) }
 
 // takeTimed is take for a call under timeout d: its cell's parent is its
 // own deadlineCtx, kept beside it in a timed arena.
 func (cc *callCtx) takeTimed(d time.Duration) *ctxCell {
-	u := &cc.use().timed
-	var h *ctxCell
-	if a := u.head; a != nil && u.next < int(a.n) && a.parent == cc.parent {
-		h = a.cell(u.next)
-		u.next++
-		if a.rc.Load() != cc.rc {
-			a.rc.Store(cc.rc)
-		}
-	} else {
-		h = cc.takeSlow(u, true)
-	}
+	h := cc.takeFrom(&cc.use().timed, true)
 	*h.deadline() = deadlineCtx{Context: cc.parent, deadline: time.Now().Add(d)}
+	return h
+}
+
+// takeFrom returns the next cell of u's arena when the arena is cc's
+// parent's and has one left; else of a new arena: a big one when the last
+// was used up under the same parent, a small one for a new parent.
+func (cc *callCtx) takeFrom(u *arenaUse, timed bool) *ctxCell {
+	a := u.head
+	if a == nil || u.next == int(a.n) || a.parent != cc.parent {
+		a = newArena(cc.rc, cc.parent, a != nil && a.parent == cc.parent, timed)
+		u.head, u.next = a, 0
+	}
+	h := a.cell(u.next)
+	u.next++
+	if a.rc.Load() != cc.rc {
+		a.rc.Store(cc.rc) // handed on between calls: see arenaHead.rc
+	}
 	return h
 }
 
@@ -287,10 +266,9 @@ func (d *deadlineCtx) Err() error {
 
 func (d *deadlineCtx) String() string { return "dispatch.deadline" }
 
-// reqCtx holds the values of the call a callCtx runs, and the arena its
-// calls' contexts come from. Only the callCtx's goroutine writes its
-// plain fields, and only while no call is live (between end and start);
-// others read them between enter and leave.
+// reqCtx holds the values of the call a callCtx runs. Only the callCtx's
+// goroutine writes its plain fields, and only while no call is live
+// (between end and start); others read them between enter and leave.
 type reqCtx struct {
 	cur     atomic.Uintptr           // the live call's context, its address (0 between calls; not a pointer: no write barrier)
 	readers atomic.Int32             // goroutines between enter and leave

@@ -170,9 +170,8 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		return e.appendHandlerError(dst[:start], m.ID, err)
 	}
 	ok := true
-	if n := len(out); n > 0 && n <= cap(window) && &window[:n][0] == &out[0] &&
-		(md.trusted || scan.Int(out)) {
-		dst = dst[:mark+n] // the fast path (placeResult's first case): in place, a bare integer
+	if inPlace(dst, mark, out) && (md.trusted || scan.Int(out)) {
+		dst = dst[:mark+len(out)] // the fast path: in place, a bare integer
 	} else {
 		dst, ok = e.placeResult(dst, mark, out, m.Params, md)
 	}
@@ -224,16 +223,15 @@ const resultDepth = decode.DefaultMaxDepth
 // placeResult puts the result out, which the handler returned for the
 // window dst[mark:mark], at dst[mark:] and checks it is one valid JSON
 // value (unless md's results are trusted). A result appended within the
-// window's capacity is in place already, which the first byte's address
-// tells (not the length: a fresh slice can be of any length); anything
-// else is copied in. It reports false for an invalid result, logged once
+// window's capacity is in place already (inPlace); anything else is
+// copied in. It reports false for an invalid result, logged once
 // a minute per method.
 func (e *Engine) placeResult(dst []byte, mark int, out, params []byte, md *method) ([]byte, bool) {
 	n := len(out)
 	if n == 0 {
 		return append(dst[:mark], "null"...), true
 	}
-	if room := dst[mark:cap(dst)]; n <= len(room) && &room[0] == &out[0] {
+	if inPlace(dst, mark, out) {
 		dst = dst[:mark+n] // dst extended in place: the fast path
 	} else {
 		dst = append(dst[:mark], out...)
@@ -246,6 +244,15 @@ func (e *Engine) placeResult(dst []byte, mark int, out, params []byte, md *metho
 	}
 	e.logBadResult(md, dst[mark:])
 	return dst, false
+}
+
+// inPlace reports whether out, a handler's result for the window
+// dst[mark:mark], is that window extended within dst's capacity: the same
+// first byte, which the length alone cannot tell (a fresh slice can be of
+// any length).
+func inPlace(dst []byte, mark int, out []byte) bool {
+	n := len(out)
+	return n > 0 && n <= cap(dst)-mark && &dst[mark:cap(dst)][0] == &out[0]
 }
 
 // logBadResult logs a result that is not valid JSON, once a minute per

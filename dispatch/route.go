@@ -71,9 +71,9 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, call
 		if route != engineconn.RouteInline {
 			return dst, e.routed(s, route, nil, len(msg), batch)
 		}
-		was := s.cc.swap(calls)
+		s.cc.ar = calls
 		dst = e.processBatch(ctx, s, dst, len(msg))
-		s.cc.ar = was
+		s.cc.ar = nil
 	default:
 		md := e.lookup(s, m)
 		if !e.charged(p, s, m, md, &dst) {
@@ -86,9 +86,9 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, call
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
 		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
-		was := s.cc.swap(calls)
+		s.cc.ar = calls
 		dst = e.serve(&s.cc, dst, m, md)
-		s.cc.here, s.cc.clk, s.cc.ar = false, nil, was
+		s.cc.here, s.cc.clk, s.cc.ar = false, nil, nil
 		holdState(s, held)
 		if e.obs != nil {
 			e.obs.Message(len(msg), len(dst)-start, batch)

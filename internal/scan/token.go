@@ -328,6 +328,30 @@ func PlainInt(data []byte, i int) int {
 	return i
 }
 
+// IntAt reads the integer at data[i:last]: an optional '-' and 1 to 18
+// digits (so that it cannot overflow), returning its magnitude, its sign
+// and where its digits end; end is 0 for anything else. It checks nothing
+// more: a leading zero, or a fraction or exponent after the digits, are
+// for the caller to refuse or not (params already validated need not).
+func IntAt(data []byte, i, last int) (x uint64, neg bool, end int) {
+	if i < last && data[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	for ; i < last; i++ {
+		d := data[i] - '0'
+		if d > 9 {
+			break
+		}
+		x = x*10 + uint64(d)
+	}
+	if n := i - start; n == 0 || n > 18 {
+		return 0, false, 0
+	}
+	return x, neg, i
+}
+
 // Literal scans lit (true, false or null) at data[i].
 func Literal(data []byte, i int, lit string) (int, Code) {
 	if i+len(lit) <= len(data) && string(data[i:i+len(lit)]) == lit {

@@ -135,26 +135,18 @@ func decFloat32(data []byte, i int, p unsafe.Pointer, _ bool) (int, error) {
 // false for anything else, which decInt's checked path parses or refuses
 // (so that its errors are the same).
 func plainInt(data []byte, i int) (n int64, end int, ok bool) {
-	j := i
-	neg := j < len(data) && data[j] == '-'
+	x, neg, j := scan.IntAt(data, i, len(data))
+	first := i
 	if neg {
-		j++
+		first++
 	}
-	start := j
-	for j < len(data) && j-start < 19 {
-		c := data[j] - '0'
-		if c > 9 {
-			break
-		}
-		n = n*10 + int64(c)
-		j++
-	}
-	switch d := j - start; {
-	case d == 0 || d > 18 || d > 1 && data[start] == '0':
+	switch {
+	case j == 0 || j-first > 1 && data[first] == '0':
 		return 0, 0, false
 	case j < len(data) && (data[j] == '.' || data[j]|0x20 == 'e'):
 		return 0, 0, false
 	}
+	n = int64(x)
 	if neg {
 		n = -n
 	}
