@@ -70,12 +70,12 @@ func TestArenaGrowth(t *testing.T) {
 
 	var conn arenas // a connection's, used by two states in turn
 	other := &callCtx{parent: cc.parent, rc: new(reqCtx)}
-	cc.ar = &conn
+	cc.useArenas(&conn)
 	c1 := cc.take()
-	other.ar = &conn
+	other.useArenas(&conn)
 	c2 := other.take()
 	if arenaOf(c1) != arenaOf(c2) || arenaOf(c2).rc.Load() != other.rc {
-		t.Fatal("a connection's arena did not pass to the state that took its next cell")
+		t.Fatal("a connection's arena did not pass to the state that uses it next")
 	}
 }
 
@@ -107,7 +107,9 @@ func TestArenaLiveness(t *testing.T) {
 	}
 	run := func(step string, cc *callCtx, ar *arenas) {
 		t.Helper()
-		cc.ar = ar
+		if cc.ar = nil; ar != nil {
+			cc.useArenas(ar)
+		}
 		h := cc.take()
 		cc.rc.start(h, nil, &decode.Message{}, false)
 		check(step+", started", h)

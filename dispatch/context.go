@@ -99,7 +99,28 @@ func (cc *callCtx) use() *arenas {
 
 // take returns the context of cc's next call, under cc.parent. The call
 // is not live until start.
-func (cc *callCtx) take() *ctxCell { return cc.takeFrom(&cc.use().plain, false) }
+func (cc *callCtx) take() *ctxCell {
+	if h := cc.next(); h != nil {
+		return h
+	}
+	return cc.takeFrom(&cc.use().plain, false)
+}
+
+// next is take's usual case, inlined: the next cell of the arena cc took
+// from last, if it has one and is cc.parent's; else nil.
+func (cc *callCtx) next() *ctxCell {
+	u := &cc.own.plain
+	if cc.ar != nil {
+		u = &cc.ar.plain
+	}
+	a := u.head
+	if a == nil || u.next >= int(a.n) || !sameContext(a.parent, cc.parent) {
+		return nil
+	}
+	h := a.cell(u.next)
+	u.next++
+	return h
+}
 
 // takeTimed is take for a call under timeout d: its cell's parent is its
 // own deadlineCtx, kept beside it in a timed arena.
@@ -114,16 +135,26 @@ func (cc *callCtx) takeTimed(d time.Duration) *ctxCell {
 // was used up under the same parent, a small one for a new parent.
 func (cc *callCtx) takeFrom(u *arenaUse, timed bool) *ctxCell {
 	a := u.head
-	if a == nil || u.next == int(a.n) || a.parent != cc.parent {
-		a = newArena(cc.rc, cc.parent, a != nil && a.parent == cc.parent, timed)
+	if a == nil || u.next == int(a.n) || !sameContext(a.parent, cc.parent) {
+		a = newArena(cc.rc, cc.parent, a != nil && sameContext(a.parent, cc.parent), timed)
 		u.head, u.next = a, 0
 	}
 	h := a.cell(u.next)
 	u.next++
-	if a.rc.Load() != cc.rc {
-		a.rc.Store(cc.rc) // handed on between calls: see arenaHead.rc
-	}
 	return h
+}
+
+// useArenas makes a, a connection's arenas, the ones cc's calls take their
+// contexts from until it is set back to nil. They pass from one pooled
+// state's callCtx to another's between calls, never during one: each arena
+// is handed to cc.rc here (see arenaHead.rc), so that take need not look.
+func (cc *callCtx) useArenas(a *arenas) {
+	cc.ar = a
+	for _, h := range [2]*arenaHead{a.plain.head, a.timed.head} {
+		if h != nil && h.rc.Load() != cc.rc {
+			h.rc.Store(cc.rc)
+		}
+	}
 }
 
 // An arena's sizes: 256 and 48 bytes with the head, size classes of the
@@ -297,7 +328,23 @@ func (rc *reqCtx) start(h *ctxCell, md *method, m *decode.Message, inBatch bool)
 // is ready for the next call once the goroutines reading this one's values
 // left. It reports whether Peer.Reply answered the call already.
 func (rc *reqCtx) end() bool {
+	if rc.ended() {
+		return false
+	}
+	return rc.endSlow()
+}
+
+// ended is end's usual case, inlined: it marks the call over and reports
+// whether that was all (no reader in, Done never asked for, so no
+// ResultWriter either, no Peer.Reply); if not, endSlow must follow.
+func (rc *reqCtx) ended() bool {
 	rc.cur.Store(0)
+	return rc.readers.Load() == 0 && rc.done.Load() == nil && !rc.replied.Load()
+}
+
+// endSlow is the rest of end when ended was not all: it waits for the
+// readers, closes Done's channel and reports a reply sent.
+func (rc *reqCtx) endSlow() bool {
 	for rc.readers.Load() != 0 {
 		runtime.Gosched() // a reader holds no lock and does not block
 	}
@@ -576,3 +623,11 @@ func (d *detached) Value(key any) any {
 }
 
 func (d *detached) String() string { return "dispatch.Detach" }
+
+// sameContext reports whether a and b are the same context: the same
+// dynamic type and the same data word (a == b would call runtime.ifaceeq).
+// Equal values of a type held by value in the interface may compare
+// unequal here, which only costs take a new arena.
+func sameContext(a, b context.Context) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+}

@@ -125,7 +125,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	var h *ctxCell
 	if md.timeout > 0 {
 		h = cc.takeTimed(md.timeout)
-	} else {
+	} else if h = cc.next(); h == nil {
 		h = cc.take()
 	}
 	rc := cc.rc
@@ -153,18 +153,21 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	} else {
 		out, err = e.observed(md, cc, h, m, window)
 	}
-	if notification {
-		if w := rc.writer(); w != nil {
+	// The call is over: its context is done from now on.
+	var w *ResultWriter
+	replied := false
+	if !rc.ended() { // a reader in, Done asked for, the ResultWriter taken or Peer.Reply used
+		if w = rc.writer(); w != nil && notification {
 			w.release()
 		}
-		rc.end()
-		return dst
-	}
-	if w := rc.writer(); w != nil { // the handler took its ResultWriter
-		return e.endWritten(w, dst, start, mark, m.ID, out, err, rc.end())
+		replied = rc.endSlow()
 	}
 	switch {
-	case rc.end(): // the handler sent its response itself (Peer.Reply)
+	case notification:
+		return dst
+	case w != nil: // the handler took its ResultWriter
+		return e.endWritten(w, dst, start, mark, m.ID, out, err, replied)
+	case replied: // the handler sent its response itself (Peer.Reply)
 		return dst[:start]
 	case err != nil:
 		return e.appendHandlerError(dst[:start], m.ID, err)

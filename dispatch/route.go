@@ -71,7 +71,7 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, call
 		if route != engineconn.RouteInline {
 			return dst, e.routed(s, route, nil, len(msg), batch)
 		}
-		s.cc.ar = calls
+		s.cc.useArenas(calls)
 		dst = e.processBatch(ctx, s, dst, len(msg))
 		s.cc.ar = nil
 	default:
@@ -86,7 +86,7 @@ func (e *Engine) tryProcess(ctx context.Context, p *policy, clk *readClock, call
 			return dst, e.routed(s, route, md, len(msg), 0)
 		}
 		s.cc.parent, s.cc.here, s.cc.clk = ctx, true, clk
-		s.cc.ar = calls
+		s.cc.useArenas(calls)
 		dst = e.serve(&s.cc, dst, m, md)
 		s.cc.here, s.cc.clk, s.cc.ar = false, nil, nil
 		holdState(s, held)

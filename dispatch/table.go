@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
@@ -9,23 +10,36 @@ import (
 // NOTE: the frozen method table is an open-addressing array sized to a power
 // of two at least twice the method count. A name's slot comes from a cheap
 // mix of its length and three of its bytes (no loop), and a lookup compares
-// at most a few names byte for byte. It beats a map[string] lookup by
-// skipping the general string hash; names are never copied.
+// at most a few names: by two words for names of up to 16 bytes (slot), byte
+// for byte beyond. It beats a map[string] lookup by skipping the general
+// string hash; names are never copied.
 
 type table struct {
-	slots []*method
+	slots []slot
 	mask  uint64
+}
+
+// slot is a method in the table with what lookup compares first: the
+// name's length and words (nameWords), so that names of up to 16 bytes,
+// most of them, are told apart without a call to compare bytes.
+type slot struct {
+	m      *method
+	n      int
+	w1, w2 uint64
 }
 
 func newTable(ms []*method) table {
 	n := 1 << bits.Len(uint(2*len(ms)))
-	t := table{slots: make([]*method, n), mask: uint64(n - 1)}
+	t := table{slots: make([]slot, n), mask: uint64(n - 1)}
 	for _, m := range ms {
 		i := hashName(m.name) & t.mask
-		for t.slots[i] != nil {
+		for t.slots[i].m != nil {
 			i = (i + 1) & t.mask
 		}
-		t.slots[i] = m
+		padded := make([]byte, len(m.name), max(len(m.name), 8))
+		copy(padded, m.name)
+		w1, w2, _ := nameWords(padded)
+		t.slots[i] = slot{m: m, n: len(m.name), w1: w1, w2: w2}
 	}
 	return t
 }
@@ -35,12 +49,32 @@ func (t *table) lookup(name []byte) *method {
 	if len(t.slots) == 0 {
 		return nil
 	}
+	w1, w2, words := nameWords(name)
 	for i := hashName(bytesconv.B2S(name)) & t.mask; ; i = (i + 1) & t.mask {
-		m := t.slots[i]
-		if m == nil || m.name == string(name) {
-			return m
+		s := &t.slots[i]
+		if s.m == nil {
+			return nil
+		}
+		if s.n == len(name) && (words && s.w1 == w1 && s.w2 == w2 || !words && s.m.name == string(name)) {
+			return s.m
 		}
 	}
+}
+
+// nameWords returns two words that, with its length, tell a name of up to
+// 16 bytes from every other: from 8 bytes on its first and last 8
+// (overlapping), under 8 its bytes in the first word, zero-padded, read
+// as one word when b's capacity allows (a name in a message is followed
+// by its closing quote and more). ok is false when they cannot tell (a
+// longer name, or a short one at the end of its memory).
+func nameWords(b []byte) (w1, w2 uint64, ok bool) {
+	switch n := len(b); {
+	case n >= 8 && n <= 16:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:]), true
+	case n < 8 && cap(b) >= 8:
+		return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*n) - 1), 0, true
+	}
+	return 0, 0, false
 }
 
 // hashName mixes a name's length with its first and last bytes: no loop,

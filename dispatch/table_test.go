@@ -26,6 +26,47 @@ func TestTable(t *testing.T) {
 			t.Fatalf("lookup(%q) found %q", n, m.name)
 		}
 	}
+	// Every length to 24, a byte different at every place, each name
+	// held three ways: alone (its capacity its length), inside a larger
+	// buffer with other bytes after it, and at the very end of one.
+	ms, names = nil, nil
+	for n := 0; n <= 24; n++ {
+		name := make([]byte, n)
+		for i := range name {
+			name[i] = byte('a' + (i*7+n)%26)
+		}
+		names = append(names, string(name))
+		ms = append(ms, &method{name: string(name)})
+	}
+	tb = newTable(ms)
+	held := func(n string) [][]byte {
+		buf := []byte("\"" + n + "\",\"params\":[]}")
+		end := make([]byte, 8+len(n))
+		copy(end[8:], n)
+		return [][]byte{[]byte(n)[:len(n):len(n)], buf[1 : 1+len(n)], end[8:]}
+	}
+	for _, n := range names {
+		for _, b := range held(n) {
+			if m := tb.lookup(b); m == nil || m.name != n {
+				t.Fatalf("lookup(%q, cap %d) = %v", n, cap(b), m)
+			}
+		}
+		for i := range len(n) {
+			other := []byte(n)
+			other[i] ^= 0x20
+			for _, b := range held(string(other)) {
+				if m := tb.lookup(b); m != nil {
+					t.Fatalf("lookup(%q, cap %d) found %q", b, cap(b), m.name)
+				}
+			}
+		}
+		for _, b := range held(n + "x") {
+			if m := tb.lookup(b[:len(b)-1]); m == nil || m.name != n {
+				t.Fatalf("lookup(%q) of a longer name's prefix = %v", n, m)
+			}
+		}
+	}
+
 	var empty table
 	if empty.lookup([]byte("x")) != nil {
 		t.Fatal("empty table found a method")
