@@ -79,7 +79,7 @@ func TestArenaGrowth(t *testing.T) {
 	}
 }
 
-// TestArenaLiveness: a cell is live from its start to its end and never
+// TestArenaLiveness: a cell is live from its take to its end and never
 // again, as a connection's arena passes between two states' reqCtxs.
 func TestArenaLiveness(t *testing.T) {
 	parent := context.Background()
@@ -111,9 +111,9 @@ func TestArenaLiveness(t *testing.T) {
 			cc.useArenas(ar)
 		}
 		h := cc.take()
-		cc.rc.start(h, nil, &decode.Message{}, false)
+		cc.rc.start(nil, &decode.Message{}, false)
 		check(step+", started", h)
-		cc.rc.end()
+		cc.rc.end(h)
 		cc.ar = nil
 		ended = append(ended, h)
 		check(step+", ended", nil)

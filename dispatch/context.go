@@ -16,13 +16,17 @@ package dispatch
 // context pins only its arena and a reqCtx.
 //
 // The reqCtx is reused: it holds the live call's values (method, id,
-// _meta, Done's channel) and which cell is live (cur). The engine writes
-// the values only between calls. A goroutine that reads them through a
-// cell (RequestID and the rest, StreamResult, Peer.Reply) enters first:
-// it counts itself in readers, then checks that its cell is live; end
-// clears cur and waits until no reader is in before the next call's
-// values are written. So a kept context reads its own call's values or
-// nothing, and the race detector sees why.
+// _meta, Done's channel). Which cell is live its arena says: cells are
+// taken in order, one call at a time, so a cell is live from its take
+// until its end moves the arena's mark (arenaHead.ended) past it, and a
+// new call's values need no publishing (no one has its cell before its
+// handler does). The engine writes the values only between calls. A
+// goroutine that reads them through a cell (RequestID and the rest,
+// StreamResult, Peer.Reply) enters first: it counts itself in readers,
+// then checks that its cell is live; end moves the mark and waits until
+// no reader is in before the next call's values are written. So a kept
+// context reads its own call's values or nothing, and the race detector
+// sees why.
 //
 // callCtx is the other half: the per-goroutine working state of the calls
 // run by one state or batch slot (their parent context, whether they are
@@ -97,8 +101,8 @@ func (cc *callCtx) use() *arenas {
 	return &cc.own
 }
 
-// take returns the context of cc's next call, under cc.parent. The call
-// is not live until start.
+// take returns the context of cc's next call, under cc.parent: live from
+// now until reqCtx.end, the values its handler sees written by start.
 func (cc *callCtx) take() *ctxCell {
 	if h := cc.next(); h != nil {
 		return h
@@ -176,6 +180,7 @@ type arenaHead struct {
 	parent context.Context // every call's, or the parent of every call's deadlineCtx
 	n      uint8           // cells
 	timed  bool            // a timed arena: each cell's parent is a deadlineCtx beside it
+	ended  atomic.Int32    // cells 0 to ended-1 have ended, and the rest not (live from take)
 }
 
 type bigArena struct {
@@ -301,7 +306,6 @@ func (d *deadlineCtx) String() string { return "dispatch.deadline" }
 // goroutine writes its plain fields, and only while no call is live
 // (between end and start); others read them between enter and leave.
 type reqCtx struct {
-	cur     atomic.Uintptr           // the live call's context, its address (0 between calls; not a pointer: no write barrier)
 	readers atomic.Int32             // goroutines between enter and leave
 	done    atomic.Pointer[lazyDone] // Done's channel, made on first use
 	replied atomic.Bool              // Peer.Reply sent the response
@@ -315,30 +319,33 @@ type reqCtx struct {
 	compact bool // the message's params hold no whitespace between tokens (decode.Message.ParamsCompact)
 }
 
-// start makes h, just taken, the live call of m, a call of md.
-func (rc *reqCtx) start(h *ctxCell, md *method, m *decode.Message, inBatch bool) {
+// start writes the values of m, a call of md, for the cell just taken:
+// that cell is live already (arenaHead.ended), and no one else has it
+// before the handler does. No store needs to be published.
+func (rc *reqCtx) start(md *method, m *decode.Message, inBatch bool) {
 	rc.md, rc.inBatch = md, inBatch
 	rc.idp, rc.idn = unsafe.SliceData(m.ID), uint32(len(m.ID))
 	rc.metap, rc.metan = unsafe.SliceData(m.Meta), uint32(len(m.Meta))
 	rc.compact = m.ParamsCompact()
-	rc.cur.Store(h.addr())
 }
 
-// end marks the live call over: its context is done from now on, and rc
-// is ready for the next call once the goroutines reading this one's values
-// left. It reports whether Peer.Reply answered the call already.
-func (rc *reqCtx) end() bool {
-	if rc.ended() {
+// end marks h's call, the live one, over: its context is done from now
+// on, and rc is ready for the next call once the goroutines reading this
+// one's values left. It reports whether Peer.Reply answered the call
+// already.
+func (rc *reqCtx) end(h *ctxCell) bool {
+	if rc.ended(h) {
 		return false
 	}
 	return rc.endSlow()
 }
 
-// ended is end's usual case, inlined: it marks the call over and reports
+// ended is end's usual case, inlined: it marks h's call over (the one
+// fence of a call: a reader counts itself in, then looks) and reports
 // whether that was all (no reader in, Done never asked for, so no
 // ResultWriter either, no Peer.Reply); if not, endSlow must follow.
-func (rc *reqCtx) ended() bool {
-	rc.cur.Store(0)
+func (rc *reqCtx) ended(h *ctxCell) bool {
+	arenaOf(h).ended.Store(int32(*h) + 1)
 	return rc.readers.Load() == 0 && rc.done.Load() == nil && !rc.replied.Load()
 }
 
@@ -383,15 +390,17 @@ func rawBytes(p *byte, n uint32) []byte {
 // ctxCell is the context.Context of one call (see the note at the top).
 type ctxCell byte
 
-// addr is h's address, as reqCtx.cur holds it.
-func (h *ctxCell) addr() uintptr { return uintptr(unsafe.Pointer(h)) }
+// live reports whether h's call has not ended, a its arena.
+func (h *ctxCell) live(a *arenaHead) bool { return a.ended.Load() <= int32(*h) }
 
 // enter returns the call's values, held for reading until leave, or nil
-// (and nothing held) once the call ended.
+// (and nothing held) once the call ended. While h is live, its arena is
+// its reqCtx's: an arena passes on only between calls.
 func (h *ctxCell) enter() *reqCtx {
-	rc := arenaOf(h).rc.Load()
+	a := arenaOf(h)
+	rc := a.rc.Load()
 	rc.readers.Add(1)
-	if rc.cur.Load() == h.addr() {
+	if h.live(a) {
 		return rc
 	}
 	rc.readers.Add(-1)
@@ -482,7 +491,7 @@ func (h *ctxCell) Err() error {
 		return d.ctx.Err()
 	}
 	err := parent.Err()
-	if err == nil && a.rc.Load().cur.Load() != h.addr() {
+	if err == nil && !h.live(a) {
 		err = context.Canceled
 	}
 	return err
@@ -629,5 +638,6 @@ func (d *detached) String() string { return "dispatch.Detach" }
 // Equal values of a type held by value in the interface may compare
 // unequal here, which only costs take a new arena.
 func sameContext(a, b context.Context) bool {
-	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+	p, q := (*[2]unsafe.Pointer)(unsafe.Pointer(&a)), (*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+	return p[0] == q[0] && p[1] == q[1] // not p == q: that is a call to memequal
 }

@@ -129,7 +129,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 		h = cc.take()
 	}
 	rc := cc.rc
-	rc.start(h, md, m, cc.inBatch)
+	rc.start(md, m, cc.inBatch)
 	notification := m.Kind == decode.Notification
 	start, mark := len(dst), 0
 	var window []byte // where the handler appends its result
@@ -156,7 +156,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 	// The call is over: its context is done from now on.
 	var w *ResultWriter
 	replied := false
-	if !rc.ended() { // a reader in, Done asked for, the ResultWriter taken or Peer.Reply used
+	if !rc.ended(h) { // a reader in, Done asked for, the ResultWriter taken or Peer.Reply used
 		if w = rc.writer(); w != nil && notification {
 			w.release()
 		}

@@ -10,8 +10,8 @@ import (
 // NOTE: the frozen method table is an open-addressing array sized to a power
 // of two at least twice the method count. A name's slot comes from a cheap
 // mix of its length and three of its bytes (no loop), and a lookup compares
-// at most a few names: by two words for names of up to 16 bytes (slot), byte
-// for byte beyond. It beats a map[string] lookup by skipping the general
+// at most a few names: by two words for names of 4 to 16 bytes (slot), as
+// strings otherwise. It beats a map[string] lookup by skipping the general
 // string hash; names are never copied.
 
 type table struct {
@@ -20,7 +20,7 @@ type table struct {
 }
 
 // slot is a method in the table with what lookup compares first: the
-// name's length and words (nameWords), so that names of up to 16 bytes,
+// name's length and words (nameWords), so that names of 4 to 16 bytes,
 // most of them, are told apart without a call to compare bytes.
 type slot struct {
 	m      *method
@@ -36,9 +36,7 @@ func newTable(ms []*method) table {
 		for t.slots[i].m != nil {
 			i = (i + 1) & t.mask
 		}
-		padded := make([]byte, len(m.name), max(len(m.name), 8))
-		copy(padded, m.name)
-		w1, w2, _ := nameWords(padded)
+		w1, w2, _ := nameWords([]byte(m.name))
 		t.slots[i] = slot{m: m, n: len(m.name), w1: w1, w2: w2}
 	}
 	return t
@@ -61,18 +59,17 @@ func (t *table) lookup(name []byte) *method {
 	}
 }
 
-// nameWords returns two words that, with its length, tell a name of up to
-// 16 bytes from every other: from 8 bytes on its first and last 8
-// (overlapping), under 8 its bytes in the first word, zero-padded, read
-// as one word when b's capacity allows (a name in a message is followed
-// by its closing quote and more). ok is false when they cannot tell (a
-// longer name, or a short one at the end of its memory).
+// nameWords returns two words that, with its length, tell a name of 4 to
+// 16 bytes from every other name of that length: its first and last 8 or 4
+// bytes (overlapping), by the larger that fits, in both words or the
+// first. ok is false for other lengths (compared as strings). Inlined.
 func nameWords(b []byte) (w1, w2 uint64, ok bool) {
+	le := binary.LittleEndian
 	switch n := len(b); {
 	case n >= 8 && n <= 16:
-		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:]), true
-	case n < 8 && cap(b) >= 8:
-		return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*n) - 1), 0, true
+		return le.Uint64(b), le.Uint64(b[n-8:]), true
+	case n >= 4 && n < 8:
+		return uint64(le.Uint32(b)) | uint64(le.Uint32(b[n-4:]))<<32, 0, true
 	}
 	return 0, 0, false
 }

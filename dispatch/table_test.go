@@ -28,7 +28,8 @@ func TestTable(t *testing.T) {
 	}
 	// Every length to 24, a byte different at every place, each name
 	// held three ways: alone (its capacity its length), inside a larger
-	// buffer with other bytes after it, and at the very end of one.
+	// buffer with other bytes after it, and at the very end of one (no
+	// byte of another may count).
 	ms, names = nil, nil
 	for n := 0; n <= 24; n++ {
 		name := make([]byte, n)
