@@ -321,7 +321,13 @@ func (p *Parser) object(data []byte, i, depth int, m *Message) (int, scan.Code) 
 			} else {
 				i, vesc, c = scan.String(data, i)
 			}
-		case b == '{' || b == '[':
+		case b == '[':
+			if j := s.IntArray(data, i, depth); j > i {
+				i = j // positional integers, the usual params
+			} else {
+				i, c = s.Composite(data, i, depth)
+			}
+		case b == '{':
 			i, c = s.Composite(data, i, depth)
 		case b == '-' || b-'0' < 10:
 			if j := scan.PlainInt(data, i); j > i {

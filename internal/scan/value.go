@@ -61,6 +61,43 @@ func (s *Scanner) BadUTF8() bool { return s.badUTF8 }
 // whitespace, which compact input never takes.
 func (s *Scanner) Spaced() bool { return s.spaced }
 
+// IntArray returns the end of the array at data[i] (a '[') when it is a compact array of
+// plain integers, the usual positional params ([42,23]): an optional '-', then '0' or a digit
+// run without a leading zero, each followed by ',' or the closing ']', at a depth the limit
+// allows. For anything else (whitespace, an empty array, a fraction, an exponent, a leading
+// zero, any other value, an error) it returns i and the caller scans the value with Composite,
+// which gives every answer and error: IntArray only accepts what Composite accepts. Spaced is
+// false after it, as after Composite on compact input.
+func (s *Scanner) IntArray(data []byte, i, depth int) int {
+	if depth >= s.maxDepth {
+		return i
+	}
+	for j := i + 1; j < len(data); j++ {
+		if data[j] == '-' {
+			if j++; j >= len(data) {
+				return i
+			}
+		}
+		switch d := data[j]; {
+		case d == '0':
+			j++
+		case d-'1' < 9:
+			for j++; j < len(data) && data[j]-'0' < 10; j++ {
+			}
+		default:
+			return i
+		}
+		if j >= len(data) || data[j] != ',' {
+			if j < len(data) && data[j] == ']' {
+				s.spaced = false
+				return j + 1
+			}
+			return i
+		}
+	}
+	return i
+}
+
 // skipWS is SkipWS noting, when it skips any, that the value holds whitespace.
 func (s *Scanner) skipWS(data []byte, i int) int {
 	if i < len(data) && data[i] > ' ' {
