@@ -110,8 +110,10 @@ func (cc *callCtx) take() *ctxCell {
 	return cc.takeFrom(&cc.use().plain, false)
 }
 
-// next is take's usual case, inlined: the next cell of the arena cc took
-// from last, if it has one and is cc.parent's; else nil.
+// next is take's usual case, a small leaf function (serve calls it before
+// take; the inliner's budget no longer fits it since sameContext compares
+// word by word): the next cell of the arena cc took from last, if it has
+// one and is cc.parent's; else nil.
 func (cc *callCtx) next() *ctxCell {
 	u := &cc.own.plain
 	if cc.ar != nil {
@@ -390,7 +392,7 @@ func rawBytes(p *byte, n uint32) []byte {
 // ctxCell is the context.Context of one call (see the note at the top).
 type ctxCell byte
 
-// live reports whether h's call has not ended, a its arena.
+// live reports whether h's call has not ended (a: h's arena).
 func (h *ctxCell) live(a *arenaHead) bool { return a.ended.Load() <= int32(*h) }
 
 // enter returns the call's values, held for reading until leave, or nil
