@@ -143,6 +143,33 @@ func TestKeyEquals(t *testing.T) {
 	f(`m\u0065thod`, "methodx", false)
 	f(`m\u0065thodx`, "method", false)
 	f(`m\u0045thod`, "method", false)
+	f(`a\\b`, `a\\b`, false) // as long as name, but it decodes to a\b
+	f(`a\\b`, `a\b`, true)
+	f(`a\nb`, "a\nb", true)
+
+	// Every raw key and name of up to 4 bytes over an alphabet of escapes: KeyEquals says what
+	// unquoting and comparing says.
+	alpha := []byte(`a\nu0`)
+	var all []string
+	var gen func(prefix []byte)
+	gen = func(prefix []byte) {
+		all = append(all, string(prefix))
+		if len(prefix) == 4 {
+			return
+		}
+		for _, b := range alpha {
+			gen(append(prefix[:len(prefix):len(prefix)], b))
+		}
+	}
+	gen(nil)
+	for _, raw := range all {
+		dec, err := AppendUnquote(nil, []byte(`"`+raw+`"`))
+		for _, name := range all {
+			if KeyEquals([]byte(raw), name) != (err == nil && string(dec) == name) {
+				t.Fatalf("KeyEquals(%q, %q) = %v, unquoted %q (%v)", raw, name, !(err == nil && string(dec) == name), dec, err)
+			}
+		}
+	}
 	f(`a\"b`, `a"b`, true)
 	f(`a\\b`, `a\b`, true)
 	f(`a\\b`, `a\\b`, false) // raw equal, but the raw key has an escape

@@ -97,6 +97,21 @@ func String(data []byte, i int) (int, bool, Code) {
 			return stringRest(data, j, esc)
 		}
 	}
+	if i+8 <= len(data) { // 8 to 15 bytes left: a method name or id near the message's end
+		if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			goto attention
+		}
+		i += 8
+	}
+	if n := len(data) - i; n > 0 && len(data) >= 8 { // the last n < 8 bytes: the top of the last word
+		m := special(binary.LittleEndian.Uint64(data[len(data)-8:]) >> (64 - 8*n))
+		if k := bits.TrailingZeros64(m) >> 3; k < n { // the zeros shifted in are flagged above the rest
+			i += k
+			goto attention
+		}
+		return len(data), false, Truncated
+	}
 	return stringRest(data, i, false)
 attention:
 	if data[i] == '"' {
