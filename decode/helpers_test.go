@@ -41,6 +41,13 @@ func TestIter(t *testing.T) {
 	f(`{"subtrahend":23,"minuend":42}`, true, `subtrahend=23`, `minuend=42`)
 	f(`{ "a" : { "}" : "{" } , "b\"c" : [ ] , "\u0064" :"x\\"}`, true, `a={ "}" : "{" }`, `b\"c=[ ]`, `\u0064="x\\"`)
 	f(`["\\\\",1]`, false, `"\\\\"`, `1`)
+	// Numbers of every shape around the small-integer path (one or two digits before , ] }).
+	f(`[0,7,10,99,100,-1,0.5,1e2,12.5,99E1,123,0]`, false,
+		`0`, `7`, `10`, `99`, `100`, `-1`, `0.5`, `1e2`, `12.5`, `99E1`, `123`, `0`)
+	f(`[1 ,22 , 3]`, false, `1`, `22`, `3`)
+	f(`{"a":0,"b":99,"c":100,"d":1.5,"e":-7,"f":42}`, true, `a=0`, `b=99`, `c=100`, `d=1.5`, `e=-7`, `f=42`)
+	f(`[5]`, false, `5`)
+	f(`[55]`, false, `55`)
 
 	var it Iter
 	for _, in := range []string{``, ` `, `1`, `"[1]"`, `null`, `]`} {

@@ -91,9 +91,11 @@ func (it *Iter) Next() bool {
 		i++
 	}
 	i = scan.SkipWS(data, i)
-	end := SkipValue(data, i)
-	if end < 0 {
-		return it.stop()
+	end := scan.PlainInt(data, i) // a small integer, the usual value, without a call
+	if end == i {
+		if end = SkipValue(data, i); end < 0 {
+			return it.stop()
+		}
 	}
 	it.vs, it.ve, it.i = i, end, end
 	return true
