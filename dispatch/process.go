@@ -193,7 +193,7 @@ func (e *Engine) serve(cc *callCtx, dst []byte, m *decode.Message, md *method) [
 func (e *Engine) observed(md *method, cc *callCtx, h *ctxCell, m *decode.Message, window []byte) ([]byte, error) {
 	t0 := noTime
 	if md.obs != nil {
-		t0 = e.beginCall(md, h, cc.rc)
+		t0 = e.beginCall(md, h, cc)
 	}
 	out, d, err := e.invoke(md, cc, h, m.Params, window, t0)
 	if md.obs != nil {
