@@ -24,8 +24,10 @@ type binder struct {
 	ptr    bool               // P is *struct: allocate it even without params
 	strict bool               // a named param that fills no field is -32602 (StrictParams)
 	kind   bindKind
-	num    numKind // a slice of numbers: the fast binder's element kind (binder_num.go)
-	raws   bool    // P is []json.RawMessage: one copy of the params, sliced (binder_raw.go)
+	num    numKind    // a slice of numbers: the fast binder's element kind (binder_num.go)
+	raws   bool       // P is []json.RawMessage: one copy of the params, sliced (binder_raw.go)
+	ints   []intField // struct P of integers only: positional params bound without the decoder (binder_num.go)
+	intsU  bool       // one of ints is unsigned: a minus sign anywhere sends the params to the decoder
 }
 
 type bindKind uint8
@@ -67,6 +69,9 @@ func newBinder[P any]() *binder {
 			return nil
 		}
 		b.fields = sd.Fields()
+		if !b.ptr && !intFieldsOff {
+			b.ints, b.intsU = intFieldsOf(b.fields)
+		}
 	case t.Kind() == reflect.Slice, t.Kind() == reflect.Array, t.Kind() == reflect.Map, t.Kind() == reflect.Interface:
 		b.kind = bindWhole
 		b.num = numSliceKind(t)
@@ -109,6 +114,9 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	if len(params) == 0 {
 		return nil
 	}
+	if b.ints != nil && params[0] == '[' && b.bindIntFields(params, p) {
+		return nil // positional integers, without the decoder (binder_num.go)
+	}
 	var it decode.Iter
 	it.Reset(params)
 	if it.IsObject() {
@@ -128,6 +136,9 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 func (b *binder) bindSingle(params []byte, p unsafe.Pointer) error {
 	if len(params) == 0 {
 		return nil
+	}
+	if b.ints != nil && params[0] == '[' && b.bindIntFields(params, p) {
+		return nil // positional integers, without the decoder (binder_num.go)
 	}
 	var it decode.Iter
 	if !it.Reset(params) || it.IsObject() || !it.Next() {

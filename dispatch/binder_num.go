@@ -25,6 +25,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/internal/bytesconv"
 	"github.com/jetrpc/jetrpc/internal/scan"
+	"github.com/jetrpc/jetrpc/internal/unmarshal"
 )
 
 // numKind is the element kind of a slice the fast binder fills (numNone:
@@ -388,5 +389,112 @@ func bindFloats[T float32 | float64](params []byte, p unsafe.Pointer, bits int) 
 		}
 	}
 	*(*[]T)(p) = s
+	return true
+}
+
+// intField is a member of a struct P of integers only, which bindIntFields
+// fills from positional params: where it is and its kind.
+type intField struct {
+	off  uintptr
+	kind numKind
+}
+
+// intFieldsOff leaves every binder without ints (tests: the decoder's
+// answers to compare the fast path with). Read when a binder is built.
+var intFieldsOff bool
+
+// intFieldsOf returns the members of a struct P as intFields when every
+// one is a plain integer field (no ",string", no embedded pointer, no
+// decoding methods), and whether one is unsigned; nil otherwise.
+func intFieldsOf(fields []unmarshal.Field) ([]intField, bool) {
+	if len(fields) == 0 {
+		return nil, false
+	}
+	ints := make([]intField, len(fields))
+	unsigned := false
+	for i, f := range fields {
+		t := f.Decoder.Type()
+		k := numKinds[t.Kind()]
+		if !f.Plain || k == numNone || k == numFloat32 || k == numFloat64 ||
+			implementsUnmarshaler(t) || hasTextUnmarshaler(t) {
+			return nil, false
+		}
+		unsigned = unsigned || k >= numUint && k <= numUintptr
+		ints[i] = intField{off: f.Offset, kind: k}
+	}
+	return ints, unsigned
+}
+
+// fits reports whether v is in range of f's kind.
+func (f intField) fits(v int64) bool {
+	switch f.kind {
+	case numInt8:
+		return v == int64(int8(v))
+	case numInt16:
+		return v == int64(int16(v))
+	case numInt32:
+		return v == int64(int32(v))
+	case numUint16:
+		return v == int64(uint16(v))
+	case numUint32:
+		return v == int64(uint32(v))
+	case numInt:
+		return v == int64(int(v))
+	case numUint:
+		return v >= 0 && v == int64(uint(v))
+	case numUintptr:
+		return v >= 0 && v == int64(uintptr(v))
+	case numUint64:
+		return v >= 0
+	}
+	return true // int64: parseInts takes at most 18 digits
+}
+
+// store writes v, in range, to f in the struct at p.
+func (f intField) store(p unsafe.Pointer, v int64) {
+	q := unsafe.Add(p, f.off)
+	switch f.kind {
+	case numInt:
+		*(*int)(q) = int(v)
+	case numInt64:
+		*(*int64)(q) = v
+	case numInt8:
+		*(*int8)(q) = int8(v)
+	case numInt16:
+		*(*int16)(q) = int16(v)
+	case numInt32:
+		*(*int32)(q) = int32(v)
+	case numUint:
+		*(*uint)(q) = uint(v)
+	case numUintptr:
+		*(*uintptr)(q) = uintptr(v)
+	case numUint64:
+		*(*uint64)(q) = uint64(v)
+	case numUint16:
+		*(*uint16)(q) = uint16(v)
+	case numUint32:
+		*(*uint32)(q) = uint32(v)
+	}
+}
+
+// bindIntFields binds positional params, an array of at most len(b.ints)
+// plain integers, each in range of its field, to the struct at p, field by
+// field in order (the fields after the last param keep their zero values,
+// as bindPositional leaves them); false, with *p untouched, sends anything
+// else to the decoder, which binds or reports it as it always does.
+func (b *binder) bindIntFields(params []byte, p unsafe.Pointer) bool {
+	var buf [intChunk]int64
+	n, _, state, neg := intsFirst(params, &buf)
+	if state != intsDone || n > len(b.ints) || neg && b.intsU {
+		return false
+	}
+	for k, v := range buf[:n] {
+		if !b.ints[k].fits(v) {
+			return false
+		}
+	}
+	for k, v := range buf[:n] {
+		b.ints[k].store(p, v)
+	}
 	return true
 }

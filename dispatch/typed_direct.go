@@ -4,8 +4,9 @@ package dispatch
 // address of P and R through function values, which would move them to
 // the heap on every call, so ServeRPC keeps them in a pooled frame. When P
 // binds without those function values (a json.RawMessage copy, a
-// []json.RawMessage, binder_raw.go, or the fast binder of a slice of
-// numbers, binder_num.go) and R is a kind this file
+// []json.RawMessage, binder_raw.go, the fast binder of a slice of
+// numbers or of a struct of integers from positional params,
+// binder_num.go) and R is a kind this file
 // appends itself (nil interfaces, bools, integers, strings, an echoed
 // json.RawMessage), the call needs no frame: P and R stay on the stack,
 // and the pool's Get and Put are saved. Anything else on the way (params
@@ -79,7 +80,9 @@ func resultKindOf(t reflect.Type) resultKind {
 
 // direct reports whether b binds without the compiled decoder's function
 // values, so that P can stay on the stack.
-func (b *binder) direct() bool { return b.kind == bindRaw || b.num != numNone || b.raws }
+func (b *binder) direct() bool {
+	return b.kind == bindRaw || b.num != numNone || b.raws || b.ints != nil
+}
 
 // bindDirect binds params to the P at p as bind does, without the
 // compiled decoder; false: b cannot, bind must (p is left as it was).
@@ -92,6 +95,8 @@ func (b *binder) bindDirect(params []byte, p unsafe.Pointer) bool {
 		return true
 	case b.raws:
 		return bindRaws(params, p)
+	case b.ints != nil:
+		return b.bindIntFields(params, p)
 	}
 	return b.bindNums(params, p)
 }

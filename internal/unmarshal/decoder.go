@@ -39,6 +39,10 @@ type Field struct {
 	Name    string
 	Offset  uintptr
 	Decoder *Decoder
+	// Plain reports a member that lies at Offset in the struct itself (no
+	// embedded pointer on the way) and binds as its type's own JSON (no
+	// ",string" option): dispatch may then fill it without the Decoder.
+	Plain bool
 
 	fold []byte // Name folded for case-insensitive matching
 }

@@ -76,7 +76,8 @@ func (c *compiler) field(t reflect.Type, fi fieldInfo) (Field, error) {
 	if len(steps) > 0 {
 		d, off = viaEmbedded(steps, off, d), 0
 	}
-	return Field{Name: fi.name, Offset: off, Decoder: d, fold: appendFolded(nil, []byte(fi.name))}, nil
+	return Field{Name: fi.name, Offset: off, Decoder: d, Plain: !fi.quoted && len(steps) == 0,
+		fold: appendFolded(nil, []byte(fi.name))}, nil
 }
 
 // path follows index from struct t: the embedded pointers on the way and
