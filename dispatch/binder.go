@@ -137,9 +137,6 @@ func (b *binder) bindSingle(params []byte, p unsafe.Pointer) error {
 	if len(params) == 0 {
 		return nil
 	}
-	if b.ints != nil && params[0] == '[' && b.bindIntFields(params, p) {
-		return nil // positional integers, without the decoder (binder_num.go)
-	}
 	var it decode.Iter
 	if !it.Reset(params) || it.IsObject() || !it.Next() {
 		return invalidParams(-1, "", "want an array of one value")
