@@ -26,7 +26,7 @@ type binder struct {
 	kind   bindKind
 	num    numKind    // a slice of numbers: the fast binder's element kind (binder_num.go)
 	raws   bool       // P is []json.RawMessage: one copy of the params, sliced (binder_raw.go)
-	ints   []intField // struct P of integers only: positional params bound without the decoder (binder_num.go)
+	ints   []intField // struct P of integers only: params bound without the decoder (binder_num.go)
 	intsU  bool       // one of ints is unsigned: a minus sign anywhere sends the params to the decoder
 }
 
@@ -114,8 +114,8 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	if len(params) == 0 {
 		return nil
 	}
-	if b.ints != nil && params[0] == '[' && b.bindIntFields(params, p) {
-		return nil // positional integers, without the decoder (binder_num.go)
+	if b.ints != nil && (params[0] == '[' && b.bindIntFields(params, p) || params[0] == '{' && b.bindIntMembers(params, p)) {
+		return nil // integers by position or by name, without the decoder (binder_num.go)
 	}
 	var it decode.Iter
 	it.Reset(params)

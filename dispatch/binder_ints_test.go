@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // The struct params bindIntFields takes (twoInts, mixedInts, oneUint) and
@@ -64,11 +65,23 @@ func TestIntFieldsOf(t *testing.T) {
 	if !newBinder[mixedInts]().intsU || newBinder[twoInts]().intsU {
 		t.Error("intsU wrong")
 	}
+	// Which params the fast path itself takes (TestTypedIntFields checks the answers).
+	b := newBinder[twoInts]()
+	for params, want := range map[string]bool{
+		`[42,23]`: true, `{"B":23,"A":42}`: true, `{ "A" : 42 }`: true, `{}`: true, `[]`: true,
+		`{"a":42}`: false, `{"A":1,"A":2}`: false, `{"A":1,"C":2}`: false, `{"A":null}`: false, `[1,2,3]`: false,
+	} {
+		var p twoInts
+		got := b.bindDirect([]byte(params), unsafe.Pointer(&p))
+		if got != want {
+			t.Errorf("bindDirect(%s) = %v, want %v", params, got, want)
+		}
+	}
 }
 
-// intParams are positional params around every edge of bindIntFields:
-// counts, ranges of each kind, signs, and what only the decoder takes or
-// refuses.
+// intParams are params around every edge of bindIntFields and
+// bindIntMembers: counts, names, ranges of each kind, signs, and what only
+// the decoder takes or refuses.
 var intParams = func() []string {
 	ps := []string{
 		`[]`, `[1]`, `[1,2]`, `[1,2,3]`, `[ 1 , -2 ]`, "[1,\n2]", `[-0]`, `[-0,-0]`, `[0,0,0,0,0,0,0,0,0,0]`,
@@ -76,6 +89,14 @@ var intParams = func() []string {
 		`[[1]]`, `[{}]`, `{}`, `{"A":1,"B":2}`, `{"u":3}`, `[999999999999999999]`, `[-999999999999999999]`,
 		`[9223372036854775807]`, `[9223372036854775808]`, `[-9223372036854775808]`, `[18446744073709551615]`,
 		`[18446744073709551616]`, `[-1]`, `[1,-1]`,
+		// Named: exact names only; everything else is the decoder's (case folding, escapes,
+		// duplicates, unknown members, null, fractions, signs for unsigned fields).
+		`{"A":1}`, `{"B":2,"A":1}`, `{ "A" : 1 , "B" : -2 }`, "{\n\"A\":1,\n\"B\":2\n}", `{"a":1,"B":2}`,
+		`{"A":1,"A":2}`, `{"A":1,"C":3}`, `{"C":3}`, `{"A":null}`, `{"A":1.5}`, `{"A":1e2}`, `{"A":"1"}`,
+		`{"\u0041":1}`, `{"A\"":1}`, `{"A":-0}`, `{"u":3}`, `{"U":3}`, `{"u":-0}`, `{"u":-1}`, `{"u":1,"u":2}`,
+		`{"A":127,"B":-32768,"C":2147483647,"D":-999999999999999999,"E":18,"F":65535,"G":4294967295,"H":999999999999999999,"I":-7,"J":9}`,
+		`{"A":128}`, `{"B":32768}`, `{"C":-2147483649}`, `{"F":65536}`, `{"G":4294967296}`, `{"E":-1}`,
+		`{"J":1,"I":2,"H":3,"G":4,"F":5,"E":6,"D":7,"C":8,"B":9,"A":10}`, `{"A":[1]}`, `{"A":{}}`, `{"":1}`,
 	}
 	// Each position of mixedInts at the edges of its kind.
 	edges := [][]string{
@@ -115,8 +136,10 @@ func intEngines(t testing.TB) (fast, slow *Engine) {
 			}),
 			"uint":   Typed(func(_ context.Context, p oneUint) (uint, error) { return p.U, nil }),
 			"inline": Typed(func(_ context.Context, p twoInts) (int, error) { return p.A + p.B, nil }),
+			"strict": Typed(func(_ context.Context, p twoInts) (twoInts, error) { return p, nil }),
 		} {
-			if err := e.RegisterMethod(Method{Name: name, Handler: h, Inline: name == "inline"}); err != nil {
+			m := Method{Name: name, Handler: h, Inline: name == "inline", StrictParams: name == "strict"}
+			if err := e.RegisterMethod(m); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -131,7 +154,7 @@ func intEngines(t testing.TB) (fast, slow *Engine) {
 // the same bytes back.
 func checkIntParams(t *testing.T, fast, slow *Engine, params string) {
 	t.Helper()
-	for _, m := range []string{"two", "diff", "mixed", "mixedI", "uint", "inline"} {
+	for _, m := range []string{"two", "diff", "mixed", "mixedI", "uint", "inline", "strict"} {
 		msg := []byte(`{"jsonrpc":"2.0","method":"` + m + `","params":` + params + `,"id":1}`)
 		got, want := fast.Process(nil, msg), slow.Process(nil, msg)
 		if string(got) != string(want) {
@@ -140,9 +163,10 @@ func checkIntParams(t *testing.T, fast, slow *Engine, params string) {
 	}
 }
 
-// TestTypedIntFields: a struct of integers bound from positional params
-// by the fast binder answers exactly as the decoder does, for params it
-// takes and for params it leaves to the decoder (errors included).
+// TestTypedIntFields: a struct of integers bound from positional or named
+// params by the fast binder answers exactly as the decoder does, for params
+// it takes and for params it leaves to the decoder (errors included, and
+// with StrictParams).
 func TestTypedIntFields(t *testing.T) {
 	fast, slow := intEngines(t)
 	for _, p := range intParams {

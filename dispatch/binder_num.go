@@ -397,6 +397,7 @@ func bindFloats[T float32 | float64](params []byte, p unsafe.Pointer, bits int) 
 type intField struct {
 	off  uintptr
 	kind numKind
+	name string // the member's JSON name
 }
 
 // intFieldsOff leaves every binder without ints (tests: the decoder's
@@ -420,7 +421,7 @@ func intFieldsOf(fields []unmarshal.Field) ([]intField, bool) {
 			return nil, false
 		}
 		unsigned = unsigned || k >= numUint && k <= numUintptr
-		ints[i] = intField{off: f.Offset, kind: k}
+		ints[i] = intField{off: f.Offset, kind: k, name: f.Name}
 	}
 	return ints, unsigned
 }
@@ -497,4 +498,90 @@ func (b *binder) bindIntFields(params []byte, p unsafe.Pointer) bool {
 		b.ints[k].store(p, v)
 	}
 	return true
+}
+
+// bindIntMembers binds named params to the struct at p when every member
+// is named exactly as a field (no escapes; each field at most once) and is
+// a plain integer in range of it: the fields not named keep their zero
+// values, as the decoder leaves them. false, with *p untouched, leaves
+// anything else (another name, one matching only case-insensitively, a
+// duplicate, null, a fraction ...) to the decoder, which binds or reports
+// it as it always does.
+func (b *binder) bindIntMembers(params []byte, p unsafe.Pointer) bool {
+	var vals [intChunk]int64
+	var seen uint32
+	last := len(params) - 1 // the object's '}' (validated)
+	if len(b.ints) > len(vals) || last < 1 || params[0] != '{' {
+		return false
+	}
+	i := skipSpace(params, 1)
+	for i < last {
+		if params[i] != '"' {
+			return false
+		}
+		j := i + 1
+		for j < last && params[j] != '"' && params[j] != '\\' {
+			j++
+		}
+		if j >= last || params[j] != '"' {
+			return false
+		}
+		k := b.intField(params[i+1 : j])
+		if k < 0 || seen&(1<<k) != 0 {
+			return false
+		}
+		seen |= 1 << k
+		if i = skipSpace(params, j+1); i >= last || params[i] != ':' {
+			return false
+		}
+		i = skipSpace(params, i+1)
+		neg := i < last && params[i] == '-'
+		if neg {
+			if b.ints[k].kind >= numUint && b.ints[k].kind <= numUintptr {
+				return false // even -0: strconv.ParseUint refuses a sign
+			}
+			i++
+		}
+		start := i
+		var x int64
+		for i < last && params[i]-'0' < 10 {
+			x = x*10 + int64(params[i]-'0')
+			i++
+		}
+		if i == start || i-start > 18 {
+			return false
+		}
+		if neg {
+			x = -x
+		}
+		if !b.ints[k].fits(x) {
+			return false
+		}
+		vals[k] = x
+		switch i = skipSpace(params, i); {
+		case params[i] == ',':
+			i = skipSpace(params, i+1)
+		case i != last: // a fraction or an exponent
+			return false
+		}
+	}
+	if i != last {
+		return false
+	}
+	for k := range b.ints {
+		if seen&(1<<k) != 0 {
+			b.ints[k].store(p, vals[k])
+		}
+	}
+	return true
+}
+
+// intField returns the index of the field named name exactly, or -1.
+func (b *binder) intField(name []byte) int {
+	for k := range b.ints {
+		if b.ints[k].name == string(name) {
+			return k
+		}
+	}
+	return -1
 }

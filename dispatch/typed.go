@@ -73,7 +73,7 @@ type typedFrame[P, R any] struct {
 }
 
 func (h *typedHandler[P, R]) ServeRPC(ctx context.Context, params, dst []byte) ([]byte, error) {
-	if h.res != resNone && (h.in.ints == nil || len(params) == 0 || params[0] == '[') { // named params to a struct: the frame
+	if h.res != resNone {
 		if out, err, ok := h.serveDirect(ctx, params, dst); ok {
 			return out, err
 		}

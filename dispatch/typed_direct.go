@@ -5,8 +5,7 @@ package dispatch
 // the heap on every call, so ServeRPC keeps them in a pooled frame. When P
 // binds without those function values (a json.RawMessage copy, a
 // []json.RawMessage, binder_raw.go, the fast binder of a slice of
-// numbers or of a struct of integers from positional params,
-// binder_num.go) and R is a kind this file
+// numbers or of a struct of integers, binder_num.go) and R is a kind this file
 // appends itself (nil interfaces, bools, integers, strings, an echoed
 // json.RawMessage), the call needs no frame: P and R stay on the stack,
 // and the pool's Get and Put are saved. Anything else on the way (params
@@ -95,6 +94,8 @@ func (b *binder) bindDirect(params []byte, p unsafe.Pointer) bool {
 		return true
 	case b.raws:
 		return bindRaws(params, p)
+	case b.ints != nil && params[0] == '{':
+		return b.bindIntMembers(params, p)
 	case b.ints != nil:
 		return b.bindIntFields(params, p)
 	}
