@@ -114,7 +114,7 @@ func (b *binder) bind(params []byte, p unsafe.Pointer) error {
 	if len(params) == 0 {
 		return nil
 	}
-	if b.ints != nil && (params[0] == '[' && b.bindIntFields(params, p) || params[0] == '{' && b.bindIntMembers(params, p)) {
+	if b.ints != nil && b.bindIntStruct(params, p) {
 		return nil // integers by position or by name, without the decoder (binder_num.go)
 	}
 	var it decode.Iter

@@ -420,10 +420,23 @@ func intFieldsOf(fields []unmarshal.Field) ([]intField, bool) {
 			implementsUnmarshaler(t) || hasTextUnmarshaler(t) {
 			return nil, false
 		}
-		unsigned = unsigned || k >= numUint && k <= numUintptr
+		unsigned = unsigned || k.unsigned()
 		ints[i] = intField{off: f.Offset, kind: k, name: f.Name}
 	}
 	return ints, unsigned
+}
+
+// unsigned reports an unsigned integer kind.
+func (k numKind) unsigned() bool { return k >= numUint && k <= numUintptr }
+
+// bindIntStruct binds params to the struct of integers at p, by position
+// (bindIntFields) or by name (bindIntMembers); false leaves them to the
+// decoder.
+func (b *binder) bindIntStruct(params []byte, p unsafe.Pointer) bool {
+	if params[0] == '{' {
+		return b.bindIntMembers(params, p)
+	}
+	return b.bindIntFields(params, p)
 }
 
 // fits reports whether v is in range of f's kind.
@@ -511,7 +524,7 @@ func (b *binder) bindIntMembers(params []byte, p unsafe.Pointer) bool {
 	var vals [intChunk]int64
 	var seen uint32
 	last := len(params) - 1 // the object's '}' (validated)
-	if len(b.ints) > len(vals) || last < 1 || params[0] != '{' {
+	if len(b.ints) > len(vals) || last < 1 {
 		return false
 	}
 	i := skipSpace(params, 1)
@@ -534,23 +547,11 @@ func (b *binder) bindIntMembers(params []byte, p unsafe.Pointer) bool {
 		if i = skipSpace(params, j+1); i >= last || params[i] != ':' {
 			return false
 		}
-		i = skipSpace(params, i+1)
-		neg := i < last && params[i] == '-'
-		if neg {
-			if b.ints[k].kind >= numUint && b.ints[k].kind <= numUintptr {
-				return false // even -0: strconv.ParseUint refuses a sign
-			}
-			i++
-		}
-		start := i
-		var x int64
-		for i < last && params[i]-'0' < 10 {
-			x = x*10 + int64(params[i]-'0')
-			i++
-		}
-		if i == start || i-start > 18 {
+		u, neg, end := scan.IntAt(params, skipSpace(params, i+1), last)
+		if end == 0 || neg && b.ints[k].kind.unsigned() { // even -0: strconv.ParseUint refuses a sign
 			return false
 		}
+		x := int64(u) // at most 18 digits
 		if neg {
 			x = -x
 		}
@@ -558,7 +559,7 @@ func (b *binder) bindIntMembers(params []byte, p unsafe.Pointer) bool {
 			return false
 		}
 		vals[k] = x
-		switch i = skipSpace(params, i); {
+		switch i = skipSpace(params, end); {
 		case params[i] == ',':
 			i = skipSpace(params, i+1)
 		case i != last: // a fraction or an exponent

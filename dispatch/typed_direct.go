@@ -94,10 +94,8 @@ func (b *binder) bindDirect(params []byte, p unsafe.Pointer) bool {
 		return true
 	case b.raws:
 		return bindRaws(params, p)
-	case b.ints != nil && params[0] == '{':
-		return b.bindIntMembers(params, p)
 	case b.ints != nil:
-		return b.bindIntFields(params, p)
+		return b.bindIntStruct(params, p)
 	}
 	return b.bindNums(params, p)
 }
