@@ -35,10 +35,12 @@ package scan
 // mask, each plus its opening quote's bit, carry into their closing quote); a ',' or a
 // closer only right after the end of a value, a '}' or ']' also right after its opener,
 // and each closer of the innermost container's kind; numbers only as integers
-// (-?(0|[1-9][0-9]*)) ending in the block. The state before the block stands for the
-// byte before it (carryTab). Anything else, the depth limit, or the closer of the value
-// walk scans, and the block is taken token by token as before, from the same state: the
-// masks only ever accept what the tokens accept, and stop nothing the tokens would take.
+// (-?(0|[1-9][0-9]*)) ending in the block (at its last byte too, when the byte after it
+// cannot continue them: a tenth of LSP-like blocks end so). The state before the block
+// stands for the byte before it (carryTab). Anything else, the depth limit, or the closer
+// of the value walk scans, and the block is taken token by token as before, from the same
+// state: the masks only ever accept what the tokens accept, and stop nothing the tokens
+// would take.
 // On LSP-like objects (13 structural bytes a block) this costs less than the tokens; on
 // sparse blocks (strings, eth) the tokens cost less, hence the six.
 //
@@ -557,9 +559,13 @@ refill: // the next block's tokens, then back to state w.resume
 							minus = uint64(v0.Equal(c).ToBits()) | uint64(v1.Equal(c).ToBits())<<32
 						}
 						// Integers only, each ending in the block (-?(0|[1-9][0-9]*)): anything else is
-						// left to the tokens.
+						// left to the tokens. One that reaches the block's last byte ends there when
+						// the byte after it cannot continue it (a '-' alone never does).
 						d, mi := dig&own, minus&own
-						bad |= own>>63 | own&^(d|mi) | mi&^ss | mi<<1&^d | (ss&^mi|mi<<1)&zero&(d>>1)
+						bad |= own&^(d|mi) | mi&^ss | mi<<1&^d | (ss&^mi|mi<<1)&zero&(d>>1)
+						if own>>63 != 0 && (mi>>63 != 0 || b+64 >= len(data) || scalarByte[data[b+64]]) {
+							bad = 1
+						}
 					}
 					if bad != 0 {
 						break fast
