@@ -27,6 +27,15 @@ import (
 	"simd/archsimd"
 )
 
+// vzeroupper: every lane (walk, stringBlocks, plainBlocks) clears the upper halves of the
+// vector registers (VZEROUPPER, archsimd.ClearAVXUpperBits) before it returns, and no lane
+// uses, after its first vector instruction, an instruction with a legacy SSE encoding that
+// writes an XMM register (ShiftAllRight does: it moves its count with MOVQ). The Go compiler inserts no VZEROUPPER, and Go code
+// and the runtime use SSE everywhere (MOVUPS, memmove): an SSE instruction that writes an
+// XMM register while the upper halves are dirty waits on them, and on the Sapphire Rapids
+// class machines of our benchmarks that made the escape shapes 10 times slower (0.46 GB/s
+// against 4.7 with the count in a vector; BENCHMARKS.md, round 16).
+
 // CPU features, read at start-up. simdOn is the switch every caller tests; the tests turn
 // it off to compare the SIMD path with the portable one.
 var (
@@ -64,7 +73,7 @@ func classifyEscapes(p *[64]byte) (valid, u, hex uint64) {
 		v := archsimd.LoadUint8x64(p)
 		nib := archsimd.LoadUint8x64(&k0F)
 		lo := archsimd.LoadUint8x64(&tEscLo).PermuteOrZeroGrouped(v.And(nib).AsInt8x64())
-		hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(nib).AsInt8x64())
+		hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint32x16().ShiftRight(archsimd.LoadUint8x64(&k4d).AsUint32x16()).AsUint8x64().And(nib).AsInt8x64())
 		m := lo.And(hi)
 		zero := archsimd.Uint8x64{}
 		valid = m.And(nib).NotEqual(zero).ToBits()
@@ -81,7 +90,7 @@ func escapes32(p *[32]byte) (valid, u, hex uint32) {
 	v := archsimd.LoadUint8x32(p)
 	nib := archsimd.LoadUint8x32((*[32]byte)(k0F[:32]))
 	lo := archsimd.LoadUint8x32((*[32]byte)(tEscLo[:32])).PermuteOrZeroGrouped(v.And(nib).AsInt8x32())
-	hi := archsimd.LoadUint8x32((*[32]byte)(tEscHi[:32])).PermuteOrZeroGrouped(v.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32())
+	hi := archsimd.LoadUint8x32((*[32]byte)(tEscHi[:32])).PermuteOrZeroGrouped(v.AsUint32x8().ShiftRight(archsimd.LoadUint8x32((*[32]byte)(k4d[:32])).AsUint32x8()).AsUint8x32().And(nib).AsInt8x32())
 	m := lo.And(hi)
 	zero := archsimd.Uint8x32{}
 	valid = ^m.And(nib).Equal(zero).ToBits()
@@ -95,6 +104,12 @@ func escapes32(p *[32]byte) (valid, u, hex uint32) {
 // non-ASCII byte, the backslash of an escape that is not valid) or the last bytes. esc
 // reports a backslash before the offset returned.
 func stringBlocks(data []byte, i int) (j int, esc, done bool) {
+	j, esc, done = stringLanes(data, i)
+	archsimd.ClearAVXUpperBits() // see vzeroupper
+	return j, esc, done
+}
+
+func stringLanes(data []byte, i int) (j int, esc, done bool) {
 	for i+64 <= len(data) {
 		p := (*[64]byte)(data[i : i+64])
 		q, bs, low := classify(p)
@@ -141,6 +156,12 @@ func stringBlocks(data []byte, i int) (j int, esc, done bool) {
 // string when none of its bytes needs attention, -k for the first byte k that does, or 0
 // when fewer than 64 bytes remain from the offset it stopped at (returned as from).
 func plainBlocks(data []byte, i int) (end, from int) {
+	end, from = plainLanes(data, i)
+	archsimd.ClearAVXUpperBits() // see vzeroupper
+	return end, from
+}
+
+func plainLanes(data []byte, i int) (end, from int) {
 	for i+64 <= len(data) {
 		q, bs, low := classify((*[64]byte)(data[i : i+64]))
 		if stop := q | bs | low; stop != 0 {
@@ -205,6 +226,10 @@ var (
 	kQuote, kBackslash, k20, k0F, k30, kU = splat('"'), splat('\\'), splat(0x20), splat(0x0F), splat(0x30), splat('u')
 	k0A, k09, kComma, kMinus              = splat(10), splat(9), splat(','), splat('-')
 	kColon, kRBrace                       = splat(':'), splat('}')
+	// k4d is 4 in every 32-bit lane: the count of VPSRLVD, which shifts each byte's high
+	// nibble down (the bits that come in from the next byte are masked off). ShiftAllRight
+	// would move its count into an XMM register with a legacy SSE MOVQ (see vzeroupper).
+	k4d = lanes([16]byte{4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0})
 
 	// tWS[n] is the whitespace byte whose low nibble is n, else a byte whose low nibble is not n.
 	tWS = lanes([16]byte{' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100})

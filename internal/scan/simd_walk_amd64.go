@@ -106,6 +106,13 @@ func isStructural(b byte) bool {
 // Stage 2 is a goto state machine, as Composite is: the state is where the code is, and each
 // state takes the next token (tz of the mask) and checks only the bytes it allows.
 func (s *Scanner) walk(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
+	i, depth, obj, st = s.walkLanes(data, i, base, depth, obj, st)
+	archsimd.ClearAVXUpperBits() // see vzeroupper (simd_amd64.go)
+	return i, depth, obj, st
+}
+
+// walkLanes is walk, which leaves the vector registers dirty.
+func (s *Scanner) walkLanes(data []byte, i, base, depth int, obj bool, st int) (int, int, bool, int) {
 	var (
 		b    = i - 64  // the block's first byte (refill moves it on first)
 		blk  *[64]byte // data[b:b+64]
@@ -458,7 +465,7 @@ refill: // the next block's tokens, then back to state w.resume
 				v := archsimd.LoadUint8x64(p)
 				nib := archsimd.LoadUint8x64(&k0F)
 				lo := archsimd.LoadUint8x64(&tEscLo).PermuteOrZeroGrouped(v.And(nib).AsInt8x64())
-				hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(nib).AsInt8x64())
+				hi := archsimd.LoadUint8x64(&tEscHi).PermuteOrZeroGrouped(v.AsUint32x16().ShiftRight(archsimd.LoadUint8x64(&k4d).AsUint32x16()).AsUint8x64().And(nib).AsInt8x64())
 				m := lo.And(hi)
 				zero := archsimd.Uint8x64{}
 				valid = m.And(nib).NotEqual(zero).ToBits()
@@ -470,8 +477,9 @@ refill: // the next block's tokens, then back to state w.resume
 				nib := archsimd.LoadUint8x32((*[32]byte)(k0F[:32]))
 				tlo := archsimd.LoadUint8x32((*[32]byte)(tEscLo[:32]))
 				thi := archsimd.LoadUint8x32((*[32]byte)(tEscHi[:32]))
-				m0 := tlo.PermuteOrZeroGrouped(v0.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v0.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32()))
-				m1 := tlo.PermuteOrZeroGrouped(v1.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v1.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(nib).AsInt8x32()))
+				k4 := archsimd.LoadUint8x32((*[32]byte)(k4d[:32])).AsUint32x8()
+				m0 := tlo.PermuteOrZeroGrouped(v0.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v0.AsUint32x8().ShiftRight(k4).AsUint8x32().And(nib).AsInt8x32()))
+				m1 := tlo.PermuteOrZeroGrouped(v1.And(nib).AsInt8x32()).And(thi.PermuteOrZeroGrouped(v1.AsUint32x8().ShiftRight(k4).AsUint8x32().And(nib).AsInt8x32()))
 				zero := archsimd.Uint8x32{}
 				valid = ^(uint64(m0.And(nib).Equal(zero).ToBits()) | uint64(m1.And(nib).Equal(zero).ToBits())<<32)
 				c30 := archsimd.LoadUint8x32((*[32]byte)(k30[:32]))
