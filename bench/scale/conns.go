@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -82,7 +83,12 @@ func loadOne(ctx context.Context, servers []server, name string, conns, pipeline
 		p, err = start(ctx, self, false, "serve-"+name)
 	default:
 		i := slices.IndexFunc(servers, func(s server) bool { return s.name == name })
-		p, err = start(ctx, servers[i].bin, false, "serve", "--tcp", "127.0.0.1:0", "--http", "")
+		if mode, self := strings.CutPrefix(servers[i].bin, ":"); self {
+			exe, _ := os.Executable()
+			p, err = start(ctx, exe, false, serveMode+mode)
+		} else {
+			p, err = start(ctx, servers[i].bin, false, "serve", "--tcp", "127.0.0.1:0", "--http", "")
+		}
 	}
 	if err != nil {
 		res.Err = err.Error()

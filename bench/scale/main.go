@@ -19,6 +19,11 @@
 //
 //	scale [flags] NAME=JETRPC_BINARY...
 //
+// A BINARY of :inline, :default or :typed is this program serving the
+// demo methods registered that way (bench/demo.RegisterAs) with netserver's
+// defaults, built from this tree: the registrations `jetrpc serve` does not
+// offer (it registers them Inline), each in a process of its own.
+//
 // Every figure is of the machine it runs on, loaded or not: run it in a
 // quiet moment, and read the ratios.
 package main
@@ -33,11 +38,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jetrpc/jetrpc/bench/demo"
 )
 
 func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "serve-"+lines || os.Args[1] == "serve-"+linesRaw) {
 		serveLines(os.Args[1] == "serve-"+linesRaw)
+		return
+	}
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], serveMode) {
+		serveJetrpc(strings.TrimPrefix(os.Args[1], serveMode))
 		return
 	}
 	var (
@@ -51,7 +62,7 @@ func main() {
 		out      = flag.String("json", "", "also write the results as JSON to `FILE`")
 	)
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: scale [flags] NAME=JETRPC_BINARY...")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: scale [flags] NAME=JETRPC_BINARY... (BINARY :inline, :default or :typed: this program, demo methods registered that way)")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -61,6 +72,12 @@ func main() {
 		if !ok || name == "" || bin == "" {
 			flag.Usage()
 			os.Exit(2)
+		}
+		if mode, self := strings.CutPrefix(bin, ":"); self {
+			if _, err := demo.ParseMode(mode); err != nil {
+				fmt.Fprintf(os.Stderr, "scale: %s: %v\n", a, err)
+				os.Exit(2)
+			}
 		}
 		servers = append(servers, server{name: name, bin: bin})
 	}

@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/bench"
+	"github.com/jetrpc/jetrpc/bench/demo"
+	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/netserver"
 )
 
 // proc is a server running in a child process.
@@ -138,4 +141,43 @@ func serveLines(raw bool) {
 		s.Close()
 	}()
 	s.Serve(ln)
+}
+
+// serveMode starts the argument that makes this program serve jetrpc:
+// "scale serve-jetrpc-default" (see serveJetrpc).
+const serveMode = "serve-jetrpc-"
+
+// serveJetrpc is a jetrpc server's process with the demo methods
+// registered the way mode says (demo.ParseMode): netserver over TCP with
+// its defaults, as `jetrpc serve --tcp` without the options, until SIGTERM.
+func serveJetrpc(mode string) {
+	m, err := demo.ParseMode(mode)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	e := dispatch.New(nil)
+	if err := demo.RegisterAs(e, m); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, "listening tcp", ln.Addr())
+	srv := netserver.New(e, nil)
+	go func() {
+		c := make(chan os.Signal, 1)
+		signalNotify(c)
+		<-c
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, netserver.ErrServerClosed) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
