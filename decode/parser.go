@@ -93,6 +93,20 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	}
 	m := &p.msg
 	*m = Message{}
+	if usualOn {
+		var env envelope
+		if j := p.usual(data, 0, 0, m, &env); j > 0 {
+			if scan.SkipWS(data, j) == len(data) {
+				m.Seen, m.Kind = env.seen, Notification
+				if env.seen&HasID != 0 {
+					m.Kind, m.ID = Call, env.id
+				}
+				p.in = data
+				return m, nil
+			}
+			*m = Message{} // more after it: the general path says what
+		}
+	}
 	i := scan.SkipWS(data, 0)
 	if i >= len(data) {
 		return p.fail(i, scan.Truncated)
@@ -119,6 +133,110 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 		p.in = data
 	}
 	return m, nil
+}
+
+// usualOn is the test hook that turns the fast path (Parser.usual) off.
+var usualOn = true
+
+// usualPrefix is how the usual call or notification begins.
+const usualPrefix = `{"jsonrpc":"2.0",`
+
+// usual is the fast path of Parse and of a batch's members: the object at data[i] (depth
+// containers open around it) when it is a call or notification written the usual way, compact:
+// `{"jsonrpc":"2.0",` then method, params and id in any order (method required, params an array
+// or object, id a string, number or null), each once, nothing else, no whitespace inside the
+// envelope (values may hold it), no escape in the method's name. It sets m's Method, Params
+// and compact and fills env as object would, and returns the offset after the closing brace;
+// or 0, having written nothing, for anything else, valid or not, which the general path
+// (object) then scans from the start. Each value is checked as object checks it (the same
+// scanner calls, at the same depth), so that a message it takes is what object makes of it.
+func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int {
+	s := &p.sc
+	if depth >= s.Limit() || len(data)-i < len(usualPrefix)+len(`"method":""}`) ||
+		string(data[i:i+len(usualPrefix)]) != usualPrefix {
+		return 0
+	}
+	depth++
+	var (
+		seen               Members
+		method, params, id []byte
+		compact, esc       bool
+		c                  scan.Code
+	)
+	i += len(usualPrefix)
+	for {
+		k, end := fastKey(data, i)
+		if k == 0 && i+5 < len(data) && string(data[i:i+5]) == `"id":` {
+			k, end = HasID, i+4 // the last member, too short for fastKey's load
+		}
+		if k&(HasMethod|HasParams|HasID) == 0 || seen&k != 0 || end+1 >= len(data) || data[end] != ':' {
+			return 0
+		}
+		i = end + 1
+		vs := i
+		switch b := data[i]; {
+		case k == HasMethod:
+			if b != '"' {
+				return 0
+			}
+			if i, esc, c = scan.String(data, i); c != scan.OK || esc {
+				return 0
+			}
+			v := data[vs:i:i]
+			method = v[1 : len(v)-1 : len(v)-1] // as record slices it (an empty name included)
+		case k == HasParams:
+			switch {
+			case b == '[':
+				if j := s.IntArray(data, i, depth); j > i {
+					i = j
+				} else {
+					i, c = s.Composite(data, i, depth)
+				}
+			case b == '{':
+				i, c = s.Composite(data, i, depth)
+			default:
+				return 0
+			}
+			if c != scan.OK {
+				return 0
+			}
+			params, compact = data[vs:i:i], !s.Spaced()
+		default: // id
+			switch {
+			case b == '"':
+				i, _, c = scan.String(data, i)
+			case b == '-' || b-'0' < 10:
+				if j := scan.PlainInt(data, i); j > i {
+					i = j
+				} else {
+					i, c = scan.Number(data, i)
+				}
+			case b == 'n' && i+4 < len(data) && string(data[i:i+4]) == "null":
+				i += 4
+			default:
+				return 0
+			}
+			if c != scan.OK {
+				return 0
+			}
+			id = data[vs:i:i]
+		}
+		seen |= k
+		if i >= len(data) {
+			return 0
+		}
+		if data[i] == ',' {
+			i++
+			continue
+		}
+		if data[i] != '}' || seen&HasMethod == 0 {
+			return 0
+		}
+		m.Method, m.Params, m.compact = method, params, compact
+		*env = envelope{seen: seen | HasJSONRPC, version: true, methodStr: true, paramsOK: params != nil,
+			idOK: true, id: id, nameAt: -1}
+		return i + 1
+	}
 }
 
 // Input returns the input of the last Parse (as Moved last set it).
@@ -217,6 +335,14 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, scan.Code) {
 			bm := p.members.add()
 			switch data[i] {
 			case '{':
+				if usualOn {
+					var env envelope
+					if j := p.usual(data, i, 1, &cls, &env); j > 0 {
+						p.classifyMember(bm, &cls, &env, data)
+						i = j
+						break
+					}
+				}
 				p.bm = bm
 				i, c = p.object(data, i, 1, &cls)
 				p.bm = nil
