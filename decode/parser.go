@@ -138,8 +138,13 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 // usualOn is the test hook that turns the fast path (Parser.usual) off.
 var usualOn = true
 
-// usualPrefix is how the usual call or notification begins.
-const usualPrefix = `{"jsonrpc":"2.0",`
+// usualPrefix is how the usual call or notification begins; rawUsual0 and rawUsual1 are its
+// first 16 bytes read little-endian.
+const (
+	usualPrefix = `{"jsonrpc":"2.0",`
+	rawUsual0   = 0x70726e6f736a227b // {"jsonrp
+	rawUsual1   = 0x22302e32223a2263 // c":"2.0"
+)
 
 // usual is the fast path of Parse and of a batch's members: the object at data[i] (depth
 // containers open around it) when it is a call or notification written the usual way, compact:
@@ -153,7 +158,8 @@ const usualPrefix = `{"jsonrpc":"2.0",`
 func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int {
 	s := &p.sc
 	if depth >= s.Limit() || len(data)-i < len(usualPrefix)+len(`"method":""}`) ||
-		string(data[i:i+len(usualPrefix)]) != usualPrefix {
+		binary.LittleEndian.Uint64(data[i:]) != rawUsual0 || binary.LittleEndian.Uint64(data[i+8:]) != rawUsual1 ||
+		data[i+16] != ',' {
 		return 0
 	}
 	depth++
@@ -205,12 +211,18 @@ func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int
 			switch {
 			case b == '"':
 				i, _, c = scan.String(data, i)
-			case b == '-' || b-'0' < 10:
-				if j := scan.PlainInt(data, i); j > i {
+			case b-'1' < 9: // an integer the usual way: digits, then ',' or '}'
+				j := i + 1
+				for j < len(data) && data[j]-'0' < 10 {
+					j++
+				}
+				if j < len(data) && (data[j] == ',' || data[j] == '}') {
 					i = j
 				} else {
 					i, c = scan.Number(data, i)
 				}
+			case b == '-' || b == '0':
+				i, c = scan.Number(data, i)
 			case b == 'n' && i+4 < len(data) && string(data[i:i+4]) == "null":
 				i += 4
 			default:
