@@ -172,14 +172,13 @@ func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int
 	i += len(usualPrefix)
 	for {
 		k, end := fastKey(data, i)
-		if k == 0 && i+5 < len(data) && string(data[i:i+5]) == `"id":` {
-			k, end = HasID, i+4 // the last member, too short for fastKey's load
-		}
 		if k&(HasMethod|HasParams|HasID) == 0 || seen&k != 0 || end+1 >= len(data) || data[end] != ':' {
 			return 0
 		}
 		i = end + 1
 		vs := i
+		// The values are scanned as object scans them, written out here for the types each
+		// member may have (one helper for both cost 3-5% on small calls: it is not inlined).
 		switch b := data[i]; {
 		case k == HasMethod:
 			if b != '"' {
@@ -528,7 +527,10 @@ const (
 // 8-byte load and returns its bit and the offset after its closing quote, or (0, i) when it
 // cannot tell: then the name must be scanned.
 func fastKey(data []byte, i int) (Members, int) {
-	if i+9 > len(data) {
+	if i+9 > len(data) { // the last member, too short for the load: "id" is the one it can be
+		if i+4 <= len(data) && binary.LittleEndian.Uint32(data[i:]) == rawID {
+			return HasID, i + 4
+		}
 		return 0, i
 	}
 	w := binary.LittleEndian.Uint64(data[i : i+8])

@@ -30,11 +30,12 @@ import (
 // vzeroupper: every lane (walk, stringBlocks, plainBlocks) clears the upper halves of the
 // vector registers (VZEROUPPER, archsimd.ClearAVXUpperBits) before it returns, and no lane
 // uses, after its first vector instruction, an instruction with a legacy SSE encoding that
-// writes an XMM register (ShiftAllRight does: it moves its count with MOVQ). The Go compiler inserts no VZEROUPPER, and Go code
-// and the runtime use SSE everywhere (MOVUPS, memmove): an SSE instruction that writes an
-// XMM register while the upper halves are dirty waits on them, and on the Sapphire Rapids
-// class machines of our benchmarks that made the escape shapes 10 times slower (0.46 GB/s
-// against 4.7 with the count in a vector; BENCHMARKS.md, round 16).
+// writes an XMM register (ShiftAllRight does: it moves its count with MOVQ). The Go compiler
+// inserts no VZEROUPPER, and Go code and the runtime use SSE everywhere (MOVUPS, memmove): an
+// SSE instruction that writes an XMM register while the upper halves are dirty waits on
+// them, and on the Sapphire Rapids class machines of our benchmarks that made the escape
+// shapes 10 times slower (0.46 GB/s against 4.7 with the count in a vector; BENCHMARKS.md,
+// round 16).
 
 // CPU features, read at start-up. simdOn is the switch every caller tests; the tests turn
 // it off to compare the SIMD path with the portable one.
