@@ -95,7 +95,7 @@ func (e *Engine) processBatch(ctx context.Context, s *state, dst []byte, size in
 		}
 		dst, used = e.appendMember(dst, start, &s.cc, &s.cur, md, used)
 		last = e.now()
-		if d := last - t0; borrowed && d > quickRun {
+		if d := max(last-t0, 0); borrowed && d > quickRun {
 			last = noTime // not counted, as on a reading goroutine (readClock): the next one is timed alone
 		} else if md.cost.record(d) {
 			slow = true // the rest of the batch to the workers; the method is unlearned by a second (cost.go)

@@ -78,7 +78,6 @@ type Engine struct {
 	fwd        Forwarder      // Options.Forward (forward.go)
 	obs        Observer       // nil: nothing observed (observe.go)
 	unknownObs MethodObserver // the calls of unknown methods
-	epoch      time.Time      // observed calls are timed from it
 }
 
 // method is a frozen table entry.
@@ -116,7 +115,6 @@ func New(opts *Options) *Engine {
 		strict:       opts != nil && opts.StrictParams,
 		log:          opts.logger(),
 		obs:          opts.observer(),
-		epoch:        time.Now(),
 		workers: pool.NewWorkers(&pool.WorkersOptions{
 			Max:         opts.maxWorkers(),
 			IdleTimeout: opts.workerIdle(),

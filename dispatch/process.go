@@ -299,7 +299,7 @@ func (e *Engine) invoke(md *method, cc *callCtx, h *ctxCell, params, dst []byte,
 		return out, noTime, err
 	}
 	end := e.now()
-	d = end - t0
+	d = max(end-t0, 0)
 	if clk != nil {
 		clk.last, clk.valid = end, true
 		clk.exact = d > quickRun // time the next run on its own (readClock)
