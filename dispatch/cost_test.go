@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/internal/clock"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
 )
 
@@ -279,6 +280,7 @@ func TestBatchClock(t *testing.T) {
 // (RouteInline, answered at once); a slow run there sends it back to the
 // workers, and a method that calls the peer never runs there.
 func TestQuickOnReader(t *testing.T) {
+	clock.Settle() // on the clock the engine keeps (the TSC where it is safe)
 	var w where
 	e := newDemo(t, nil, dispatch.Method{Name: "q", Handler: w.handler()},
 		dispatch.Method{Name: "p", Handler: w.handler(), CallsPeer: true})
@@ -357,6 +359,7 @@ func TestQuickOnReader(t *testing.T) {
 // method that turns slow in a burst is sent back to the workers by its
 // third run at the latest.
 func TestReaderClock(t *testing.T) {
+	clock.Settle() // on the clock the engine keeps (the TSC where it is safe)
 	var w where
 	e := newDemo(t, nil, dispatch.Method{Name: "q", Handler: w.handler()},
 		dispatch.Method{Name: "nap", Inline: true, Handler: dispatch.HandlerFunc(

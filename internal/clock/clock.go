@@ -51,4 +51,18 @@ var (
 	sc          scale
 	ready       atomic.Bool // sc is set
 	calibrating atomic.Bool // sc is being set, or the TSC is not to be used
+	settled     atomic.Bool // Now reads the clock it will read from now on
 )
+
+// TSC reports whether Now reads the time-stamp counter.
+func TSC() bool { return ready.Load() }
+
+// Settle waits until Now reads the clock it will keep reading (a
+// process's first calibrateAfter and a little more at most), so that a
+// test can run on it.
+func Settle() {
+	for !settled.Load() {
+		Now()
+		time.Sleep(5 * time.Millisecond)
+	}
+}

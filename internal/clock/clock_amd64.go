@@ -35,6 +35,7 @@ func slow() int64 {
 // calibrate measures the TSC's rate, or decides not to use it; once
 // (calibrating is set).
 func calibrate() {
+	defer settled.Store(true)
 	if !invariantTSC() || !kernelUsesTSC() {
 		return // calibrating stays set: the runtime's clock for good
 	}
