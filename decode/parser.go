@@ -95,11 +95,19 @@ func (p *Parser) Parse(data []byte) (*Message, error) {
 	*m = Message{}
 	if usualOn {
 		var env envelope
-		if j := p.usual(data, 0, 0, m, &env); j > 0 {
+		j := p.usual(data, 0, 0, m, &env)
+		if j == 0 {
+			j = p.usualResponse(data, 0, 0, m, &env)
+		}
+		if j > 0 {
 			if scan.SkipWS(data, j) == len(data) {
-				m.Seen, m.Kind = env.seen, Notification
-				if env.seen&HasID != 0 {
-					m.Kind, m.ID = Call, env.id
+				if env.seen&HasMethod == 0 { // a response
+					p.classify(m, &env)
+				} else {
+					m.Seen, m.Kind = env.seen, Notification
+					if env.seen&HasID != 0 {
+						m.Kind, m.ID = Call, env.id
+					}
 				}
 				p.in = data
 				return m, nil
@@ -250,6 +258,67 @@ func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int
 	}
 }
 
+// usualResponse is usual for a response, as a client reads it: `{"jsonrpc":"2.0",` then id and
+// result, or id and error (an object), in any order, each once, nothing else, no whitespace
+// inside the envelope. It sets m's Result or Error and fills env as object would, and returns
+// the offset after the closing brace, or 0, having written nothing. Each value is scanned by
+// scan.Value, which takes what object's own switch takes.
+func (p *Parser) usualResponse(data []byte, i, depth int, m *Message, env *envelope) int {
+	s := &p.sc
+	if depth >= s.Limit() || len(data)-i < len(usualPrefix)+len(`"id":0,"result":0}`) ||
+		binary.LittleEndian.Uint64(data[i:]) != rawUsual0 || binary.LittleEndian.Uint64(data[i+8:]) != rawUsual1 ||
+		data[i+16] != ',' {
+		return 0
+	}
+	depth++
+	var (
+		seen             Members
+		id, result, errv []byte
+		c                scan.Code
+	)
+	i += len(usualPrefix)
+	for {
+		k, end := fastKey(data, i)
+		if k&(HasID|HasResult|HasError) == 0 || seen&k != 0 || end+1 >= len(data) || data[end] != ':' {
+			return 0
+		}
+		vs, b := end+1, data[end+1]
+		if i = scan.PlainInt(data, vs); i == vs { // the usual id, without a call
+			if i, c = s.Value(data, vs, depth); c != scan.OK { // whitespace before it too: for object
+				return 0
+			}
+		}
+		switch v := data[vs:i:i]; k {
+		case HasID:
+			if b != '"' && b != 'n' && b != '-' && b-'0' >= 10 {
+				return 0 // an id of another type: the general path says why
+			}
+			id = v
+		case HasResult:
+			result = v
+		default:
+			if b != '{' {
+				return 0
+			}
+			errv = v
+		}
+		seen |= k
+		if i >= len(data) {
+			return 0
+		}
+		if data[i] == ',' {
+			i++
+			continue
+		}
+		if data[i] != '}' || seen&HasID == 0 || seen&(HasResult|HasError) == 0 {
+			return 0
+		}
+		m.Result, m.Error = result, errv
+		*env = envelope{seen: seen | HasJSONRPC, version: true, idOK: true, errorObj: errv != nil, id: id, nameAt: -1}
+		return i + 1
+	}
+}
+
 // Input returns the input of the last Parse (as Moved last set it).
 func (p *Parser) Input() []byte {
 	if p.isBatch {
@@ -348,7 +417,11 @@ func (p *Parser) array(data []byte, i int, m *Message) (int, scan.Code) {
 			case '{':
 				if usualOn {
 					var env envelope
-					if j := p.usual(data, i, 1, &cls, &env); j > 0 {
+					j := p.usual(data, i, 1, &cls, &env)
+					if j == 0 {
+						j = p.usualResponse(data, i, 1, &cls, &env)
+					}
+					if j > 0 {
 						p.classifyMember(bm, &cls, &env, data)
 						i = j
 						break

@@ -9,7 +9,7 @@ import (
 	"github.com/jetrpc/jetrpc/internal/scan"
 )
 
-// usualInputs are messages around Parse's fast path (Parser.usual): the ones it takes (taken)
+// usualInputs are messages around Parse's fast path (Parser.usual, Parser.usualResponse): the ones it takes (taken)
 // and the ones it must leave to the general path.
 var usualInputs = []struct {
 	in    string
@@ -30,6 +30,35 @@ var usualInputs = []struct {
 	{`{"jsonrpc":"2.0","method":"a","params":[1, 2]}`, true}, // spaced params: compact false
 	{`{"jsonrpc":"2.0","method":"a","params":{}}`, true},
 	{`{"jsonrpc":"2.0","method":"a","params":[-1,0,10,-20]}`, true},
+	// Responses, as a client gets them.
+	{`{"jsonrpc":"2.0","id":1,"result":2}`, true},
+	{`{"jsonrpc":"2.0","result":19,"id":1}`, true},
+	{`{"jsonrpc":"2.0","id":"abc","result":{"blockHash":"0x1","logs":[{"a":1}],"n":null}}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":"0x10d4f"}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":"\u00e9\n"}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":null}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":true}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":false}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":-1.5e3}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":[1,2,"x"]}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":[ 1 ]}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}`, true},
+	{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, true},
+	{`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}`, true},
+	{`{"jsonrpc":"2.0","id":1,"result":1,"error":{}}`, true}, // invalid (both), classified as object would
+	{`{"jsonrpc":"2.0","result":"abc"}`, false},
+	{`{"jsonrpc":"2.0","id":[],"result":1}`, false},
+	{`{"jsonrpc":"2.0","id":1,"error":"x"}`, false},
+	{`{"jsonrpc":"2.0","id":1,"error":null}`, false},
+	{`{"jsonrpc":"2.0","id":1,"error":[]}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":1,"params":[]}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":1,"result":2}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":1,"_meta":{}}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":tru}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result": 1}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":01}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":[1,}`, false},
+	{`{"jsonrpc":"2.0","id":1,"result":"` + "\xff" + `"}`, false},
 
 	// Left to the general path: valid or not, answered the same (the differential below).
 	{`{"jsonrpc": "2.0","method":"a","id":1}`, false},
@@ -59,7 +88,6 @@ var usualInputs = []struct {
 	{`{"jsonrpc":"2.0","method":"a","id":-}`, false},
 	{`{"jsonrpc":"2.0","params":[1],"id":1}`, false},
 	{`{"jsonrpc":"2.0","id":1}`, false},
-	{`{"jsonrpc":"2.0","id":1,"result":2}`, false},
 	{`{"jsonrpc":"2.0","method":"a","result":2,"id":1}`, false},
 	{`{"jsonrpc":"2.0","method":"a","_meta":{},"id":1}`, false},
 	{`{"jsonrpc":"2.0","method":"a","x":1,"id":1}`, false},
@@ -91,7 +119,7 @@ func TestUsual(t *testing.T) {
 		var m Message
 		var env envelope
 		p.sc.SetLimit(0) // as Parse does
-		j := p.usual([]byte(tc.in), 0, 0, &m, &env)
+		j := fast(&p, []byte(tc.in), 0, 0, &m, &env)
 		if got := j > 0 && scan.SkipWS([]byte(tc.in), j) == len(tc.in); got != tc.taken {
 			t.Errorf("usual(%q) took it: %v, want %v", tc.in, got, tc.taken)
 		}
@@ -119,16 +147,30 @@ func TestUsual(t *testing.T) {
 	for _, at := range starts {
 		var m Message
 		var env envelope
-		if p.usual(batch, at, 1, &m, &env) == 0 {
+		if fast(&p, batch, at, 1, &m, &env) == 0 {
 			t.Errorf("usual did not take the batch member at %d: %.40q", at, batch[at:])
 		}
 	}
 	// The depth limit: params at the limit and one past it, alone and in a batch.
-	deep := `{"jsonrpc":"2.0","method":"a","params":[[[1]]],"id":1}`
-	for depth := 1; depth <= 6; depth++ {
-		checkUsual(t, []byte(deep), depth)
-		checkUsual(t, []byte("["+deep+"]"), depth)
+	for _, deep := range []string{
+		`{"jsonrpc":"2.0","method":"a","params":[[[1]]],"id":1}`,
+		`{"jsonrpc":"2.0","id":1,"result":[[[1]]]}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"a":{"b":[1]}}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":[[1]]}}`,
+	} {
+		for depth := 1; depth <= 6; depth++ {
+			checkUsual(t, []byte(deep), depth)
+			checkUsual(t, []byte("["+deep+"]"), depth)
+		}
 	}
+}
+
+// fast is Parse's fast path: usual, then usualResponse.
+func fast(p *Parser, data []byte, i, depth int, m *Message, env *envelope) int {
+	if j := p.usual(data, i, depth, m, env); j > 0 {
+		return j
+	}
+	return p.usualResponse(data, i, depth, m, env)
 }
 
 // checkUsual parses data with the fast path and without it and fails on any difference.
