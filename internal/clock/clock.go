@@ -20,7 +20,12 @@
 // parts in a million of each other after it, so a duration that spans the
 // switch is off by well under a microsecond. Readings on different CPUs
 // may differ by the counters' skew (nanoseconds), so a duration can come
-// out slightly negative: callers clamp.
+// out slightly negative: callers clamp. The rate is measured once: a
+// machine whose counter changes rate later (a VM moved to a host of
+// another frequency without TSC scaling) reads durations off by that
+// ratio. The engine uses them to tell quick runs (microseconds) from slow
+// ones and for its observers' latencies; a handler that blocks, for
+// milliseconds or more, is told from a quick one either way.
 package clock
 
 import (
