@@ -154,6 +154,13 @@ const (
 	rawUsual1   = 0x22302e32223a2263 // c":"2.0"
 )
 
+// usualStart reports whether data[i:] begins with usualPrefix and has room for at least rest
+// bytes after it.
+func usualStart(data []byte, i, rest int) bool {
+	return len(data)-i >= len(usualPrefix)+rest && binary.LittleEndian.Uint64(data[i:]) == rawUsual0 &&
+		binary.LittleEndian.Uint64(data[i+8:]) == rawUsual1 && data[i+16] == ','
+}
+
 // usual is the fast path of Parse and of a batch's members: the object at data[i] (depth
 // containers open around it) when it is a call or notification written the usual way, compact:
 // `{"jsonrpc":"2.0",` then method, params and id in any order (method required, params an array
@@ -165,9 +172,7 @@ const (
 // scanner calls, at the same depth), so that a message it takes is what object makes of it.
 func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int {
 	s := &p.sc
-	if depth >= s.Limit() || len(data)-i < len(usualPrefix)+len(`"method":""}`) ||
-		binary.LittleEndian.Uint64(data[i:]) != rawUsual0 || binary.LittleEndian.Uint64(data[i+8:]) != rawUsual1 ||
-		data[i+16] != ',' {
+	if depth >= s.Limit() || !usualStart(data, i, len(`"method":""}`)) {
 		return 0
 	}
 	depth++
@@ -265,9 +270,7 @@ func (p *Parser) usual(data []byte, i, depth int, m *Message, env *envelope) int
 // scan.Value, which takes what object's own switch takes.
 func (p *Parser) usualResponse(data []byte, i, depth int, m *Message, env *envelope) int {
 	s := &p.sc
-	if depth >= s.Limit() || len(data)-i < len(usualPrefix)+len(`"id":0,"result":0}`) ||
-		binary.LittleEndian.Uint64(data[i:]) != rawUsual0 || binary.LittleEndian.Uint64(data[i+8:]) != rawUsual1 ||
-		data[i+16] != ',' {
+	if depth >= s.Limit() || !usualStart(data, i, len(`"id":0,"result":0}`)) {
 		return 0
 	}
 	depth++
