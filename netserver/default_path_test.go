@@ -20,6 +20,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/frame"
+	"github.com/jetrpc/jetrpc/internal/clock"
 )
 
 // quickBound is how soon a quick call behind a blocking one must be
@@ -227,6 +228,7 @@ func TestDefaultOrderedWS(t *testing.T) {
 // its runs at most (each on the reader); then it is back on the workers and
 // delays nothing.
 func TestDefaultTurnsSlow(t *testing.T) {
+	clock.Settle() // on the clock the engine keeps (the TSC where it is safe)
 	var slow atomic.Bool
 	flip := withMethod(dispatch.Method{Name: "flip", Handler: dispatch.HandlerFunc(
 		func(ctx context.Context, params, dst []byte) ([]byte, error) {
