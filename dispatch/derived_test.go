@@ -28,7 +28,7 @@ func TestDerivedContext(t *testing.T) {
 	if string(parseOne(t, out).Result) != "1" {
 		t.Fatalf("got %s", out)
 	}
-	if extra != 0 {
+	if extra > 0 { // (one of the process's own may end meanwhile: internal/clock's calibration)
 		t.Errorf("WithTimeout of a call's context started %d goroutines", extra)
 	}
 	select {
