@@ -44,11 +44,17 @@ async function recorder(page) {
     const m = /response code: (\d+)/.exec(e.errorMessage);
     if (m) seen.push({ id: e.requestId, status: Number(m[1]) });
   });
+  // statuses of the responses to url (a prefix), as "METHOD STATUS"
+  const statuses = (url) => seen.map((s) => ({ ...reqs.get(s.id), status: s.status }))
+    .filter((r) => r.url && r.url.startsWith(url)).map((r) => `${r.method} ${r.status}`);
   return {
     clear: () => (seen.length = 0),
-    // statuses of the responses to url (a prefix), as "METHOD STATUS"
-    statuses: (url) => seen.map((s) => ({ ...reqs.get(s.id), status: s.status }))
-      .filter((r) => r.url && r.url.startsWith(url)).map((r) => `${r.method} ${r.status}`),
+    statuses,
+    // until waits until ok() holds (5 s at most): the protocol's events
+    // reach this process after the page's promise settles.
+    until: async (ok) => {
+      for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+    },
   };
 }
 
@@ -143,6 +149,7 @@ describe('CORS and Host in Chromium', { timeout: 180_000 }, () => {
     let r = await page.evaluate(inPage.call, { url: base + '/', body: SUBTRACT });
     assert.equal(r.status, 200, JSON.stringify(r));
     assert.equal(JSON.parse(r.text).result, 19);
+    await rec.until(() => rec.statuses(base + '/').length >= 2);
     assert.deepEqual(rec.statuses(base + '/'), ['OPTIONS 204', 'POST 200'], 'a JSON POST is preflighted');
 
     r = await page.evaluate(inPage.call, { url: base + '/', body: BATCH });
@@ -175,6 +182,7 @@ describe('CORS and Host in Chromium', { timeout: 180_000 }, () => {
     r = await page.evaluate(inPage.call, { url: mcp, headers,
       body: '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}' });
     assert.match(mcpResult(r.text).result.content[0].text, /\b5\b/);
+    await rec.until(() => rec.statuses(mcp).includes('OPTIONS 204'));
     const seen = rec.statuses(mcp);
     assert.ok(seen.includes('OPTIONS 204'), `no preflight for the session's requests: ${seen}`);
     r = await page.evaluate(async ({ url, headers }) => (await fetch(url, { method: 'DELETE', headers })).status, { url: mcp, headers });
@@ -201,7 +209,7 @@ describe('CORS and Host in Chromium', { timeout: 180_000 }, () => {
       rec.clear();
       const r = await page.evaluate(fn, arg);
       assert.ok(r.error || (r.opened === false && r.got.length === 0), `${what}: not blocked: ${JSON.stringify(r)}`);
-      await page.waitForTimeout(50); // the protocol's events come just after
+      await rec.until(() => rec.statuses(url).length > 0);
       assert.deepEqual(rec.statuses(url), [want], `${what}: what the server answered`);
     };
     await blocked('a call', inPage.call, { url: base + '/', body: SUBTRACT }, base + '/', 'OPTIONS 403');
