@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jetrpc/jetrpc/bench"
 	"github.com/jetrpc/jetrpc/bench/demo"
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/metrics"
@@ -92,5 +93,36 @@ func BenchmarkObserve(b *testing.B) {
 		for b.Loop() {
 			dst = e.Process(dst[:0], msg)
 		}
+	})
+}
+
+// BenchmarkObserveParallel is BenchmarkObserve's off and metrics on every
+// CPU at once (b.RunParallel, GOMAXPROCS goroutines calling Process on one
+// engine): what counting a call costs when several CPUs count the same
+// method's calls, where counters shared between them are passed from
+// cache to cache. Methods registered Inline (demo.Register), as in
+// BenchmarkObserve.
+func BenchmarkObserveParallel(b *testing.B) {
+	run := func(b *testing.B, e *dispatch.Engine) {
+		for _, c := range bench.Cases() {
+			b.Run(c.Name, func(b *testing.B) {
+				b.SetBytes(int64(len(c.Msg)))
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					dst := make([]byte, 0, 4096)
+					for pb.Next() {
+						dst = e.Process(dst[:0], c.Msg)
+					}
+				})
+			})
+		}
+	}
+	b.Run("off", func(b *testing.B) { run(b, newEngine(b)) })
+	b.Run("metrics", func(b *testing.B) {
+		m, err := metrics.New(nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, newEngineWith(b, &dispatch.Options{Observer: m}))
 	})
 }

@@ -59,7 +59,7 @@ type callCtx struct {
 	here    bool       // calls run where they arrived (a reading goroutine, a batch's): timed, unlearned when slow
 	clk     *readClock // a reading goroutine's clock (conn.Try; nil elsewhere)
 	ticks   uint8      // calls of learned methods, for sampling their time (cost.go)
-	rng     uint64     // xorshift state choosing the calls a TimingObserver times (0: not seeded; observe.go)
+	rng     uint64     // xorshift state choosing the calls a TimingObserver times (never 0: seed; observe.go)
 	drop    []byte     // where notifications' results go
 	unknown unknownCtx // what an observer sees of a call of no method
 }

@@ -91,7 +91,8 @@ type method struct {
 	concurrent bool
 	trusted    bool           // the result needs no check (Method.TrustedResult, or Typed)
 	streams    bool           // Method.Streams
-	direct     bool           // inline, under no timeout, unobserved: serve calls it (nothing to time, bound or observe)
+	bare       bool           // inline, under no timeout: nothing to time or bound (observed calls it)
+	direct     bool           // bare and unobserved: serve calls it (nothing to time, bound or observe)
 	idx        int            // its index in Engine.all (MethodSet's bit)
 	price      int            // Method.Cost, at least 1
 	timeout    time.Duration  // Method.Timeout, else CallTimeout for a method not Inline (0: none)
@@ -100,6 +101,7 @@ type method struct {
 	cost       cost           // learned running time, when neither Inline nor Concurrent (cost.go)
 	obs        MethodObserver // nil without an Observer (observe.go)
 	timeMask   uint32         // a call is timed when rand&timeMask == 0 (TimingObserver)
+	counts     *CallCounts    // where the calls not timed are counted (CountingObserver), or nil
 	warm       atomic.Uint32  // calls timed while warming up, up to warmCalls (TimingObserver)
 }
 
@@ -236,7 +238,8 @@ func (e *Engine) Freeze() {
 	}
 	e.resolveObservers(ms)
 	for _, md := range ms {
-		md.direct = md.inline && md.timeout == 0 && md.obs == nil
+		md.bare = md.inline && md.timeout == 0
+		md.direct = md.bare && md.obs == nil
 	}
 	e.table = newTable(ms)
 	e.all = ms

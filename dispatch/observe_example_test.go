@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/dispatch"
+	"github.com/jetrpc/jetrpc/encode"
 )
 
 // callCounter counts the calls of each method and their failures. The
@@ -59,4 +60,58 @@ func ExampleObserver() {
 	// hello: 2 calls, 0 failed
 	// (unknown): 1 calls, 1 failed
 	// parse_error 1
+}
+
+// callCount counts the calls of one method with the engine's help: for the
+// calls it does not time (here 15 in 16 once a method has had 1024), the
+// engine adds to the CallCounts itself, per CPU, and calls neither Begin
+// nor End; Begin and End count the others in the same CallCounts.
+type callCount struct {
+	counts *dispatch.CallCounts
+	failed atomic.Int64
+}
+
+func (m *callCount) TimeEvery() int               { return 16 }
+func (m *callCount) Counts() *dispatch.CallCounts { return m.counts }
+func (m *callCount) Begin(context.Context)        { m.counts.AddStarted() }
+func (m *callCount) End(_ context.Context, c dispatch.CallEnd) {
+	m.counts.AddEnded()
+	if c.Code != 0 { // a failed call always reaches End
+		m.failed.Add(1)
+	}
+}
+
+// countingObserver gives every method a callCount.
+type countingObserver struct{ methods map[string]*callCount }
+
+func (o *countingObserver) Method(name string) dispatch.MethodObserver {
+	m := &callCount{counts: dispatch.NewCallCounts()}
+	o.methods[name] = m
+	return m
+}
+func (o *countingObserver) Message(in, out, batch int) {}
+func (o *countingObserver) Event(dispatch.Event)       {}
+
+func ExampleCountingObserver() {
+	obs := &countingObserver{methods: map[string]*callCount{}}
+	e := dispatch.New(&dispatch.Options{Observer: obs})
+	defer e.Close()
+	e.RegisterMethod(dispatch.Method{Name: "half", Inline: true,
+		Handler: dispatch.HandlerFunc(func(_ context.Context, params, dst []byte) ([]byte, error) {
+			if string(params) == "[1]" {
+				return nil, dispatch.NewError(encode.CodeInvalidParams, "odd", nil)
+			}
+			return append(dst, '1'), nil
+		})})
+	for i := range 5000 {
+		params := "[2]"
+		if i%10 == 0 {
+			params = "[1]"
+		}
+		e.Process(nil, []byte(`{"jsonrpc":"2.0","method":"half","params":`+params+`,"id":1}`))
+	}
+	m := obs.methods["half"]
+	fmt.Printf("%d calls, %d in flight, %d failed\n", m.counts.Ended(), m.counts.Started()-m.counts.Ended(), m.failed.Load())
+	// Output:
+	// 5000 calls, 0 in flight, 500 failed
 }

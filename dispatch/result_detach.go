@@ -75,7 +75,7 @@ func (e *Engine) serveDetached(cc *callCtx, dst []byte, m *decode.Message, md *m
 		cm.Meta = nil
 	}
 	d := &detachedStream{s: s, started: make(chan struct{})}
-	gcc := &callCtx{parent: &detachedParent{Context: cc.parent, s: d}, rc: new(reqCtx)}
+	gcc := &callCtx{parent: &detachedParent{Context: cc.parent, s: d}, rc: new(reqCtx), rng: seed()}
 	done := make(chan []byte, 1)
 	go func() {
 		done <- e.serve(gcc, nil, &cm, md)

@@ -90,7 +90,7 @@ func (mb *member) Done() { mb.s.done <- mb }
 var _ pool.Handoff = (*member)(nil)
 
 func (e *Engine) newState() *state {
-	s := &state{cc: callCtx{rc: new(reqCtx)}}
+	s := &state{cc: callCtx{rc: new(reqCtx), rng: seed()}}
 	s.p.MaxBatch = e.maxBatch
 	s.p.MaxDepth = e.maxDepth
 	return s
@@ -199,7 +199,7 @@ func (s *state) slot(e *Engine) *member {
 		s.done = make(chan *member, e.fanOut)
 	}
 	s.slots++
-	mb := &member{e: e, s: s, out: make([]byte, 0, slotOut), cc: callCtx{rc: new(reqCtx)}}
+	mb := &member{e: e, s: s, out: make([]byte, 0, slotOut), cc: callCtx{rc: new(reqCtx), rng: seed()}}
 	return mb
 }
 

@@ -97,8 +97,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 				ch <- counter(descCalls, n, md.name, m.labels[i])
 			}
 		}
-		ended := md.ended.Load()
-		started := md.started.Load() // after ended: started >= ended
+		ended := md.counts.Ended()
+		started := md.counts.Started() // after ended: started >= ended
 		ch <- md.latency.metric(descDuration, ended, md.name)
 		md.lastOK = max(md.lastOK, ended-min(failed, ended))
 		if md.name != UnknownMethodLabel {
@@ -107,7 +107,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- gauge(descInFlight, float64(started-min(ended, started)), md.name)
 	}
 	ch <- m.msgIn.metric(descRequestSize, 0)
-	ch <- counter(descResponseBytes, m.msgOut.Load())
+	ch <- counter(descResponseBytes, m.msg.Load(msgOutAt))
 	ch <- m.batch.metric(descBatch, 0)
 	for _, r := range rejections {
 		ch <- counter(descRejections, m.rejected(r.isConn, r.ev, r.conn), r.reason)

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync/atomic"
 
+	"github.com/jetrpc/jetrpc/internal/percpu"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -14,20 +15,38 @@ import (
 // had a sample standing for several observations, a count kept elsewhere
 // (see metric).
 type histogram struct {
-	bounds  []int64         // upper bounds, inclusive, ascending
-	from    [65]uint8       // from[bits.Len64(v)]: the first bucket v can fall in (see index)
-	scale   float64         // what one unit is in the exposed unit (1e-9: ns to seconds)
-	upper   []float64       // bounds in the exposed unit
-	counts  []atomic.Uint64 // len(bounds)+1: the last is +Inf
-	sum     atomic.Uint64   // in units
-	sampled atomic.Bool     // it had a sample (observeN with n > 1)
-	shown   []uint64        // the cumulative counts last exported (under Metrics.mu): never less
-	shownS  float64         // the sum last exported, likewise
-	_       [0]func()       // not comparable
+	bounds  []int64          // upper bounds, inclusive, ascending
+	from    [65]uint8        // from[bits.Len64(v)]: the first bucket v can fall in (see index)
+	scale   float64          // what one unit is in the exposed unit (1e-9: ns to seconds)
+	upper   []float64        // bounds in the exposed unit
+	counts  []atomic.Uint64  // len(bounds)+1: the last is +Inf (unless pc)
+	sum     atomic.Uint64    // in units (unless pc)
+	pc      *percpu.Counters // or the counts per CPU, the sum after them (newPerCPU; observed by the caller)
+	sampled atomic.Bool      // it had a sample (observeN with n > 1)
+	shown   []uint64         // the cumulative counts last exported (under Metrics.mu): never less
+	shownS  float64          // the sum last exported, likewise
+	_       [0]func()        // not comparable
 }
 
 func newHistogram(bounds []int64, scale float64) *histogram {
-	h := &histogram{bounds: bounds, scale: scale, counts: make([]atomic.Uint64, len(bounds)+1)}
+	h := newBuckets(bounds, scale)
+	h.counts = make([]atomic.Uint64, len(bounds)+1)
+	return h
+}
+
+// newPerCPU returns a histogram read from pc, where its buckets are
+// counted from index 0 (len(bounds)+1 of them) and its sum at index
+// len(bounds)+1, by the caller (index): for a histogram observed on every
+// message, per-CPU adds rather than atomic ones.
+func newPerCPU(bounds []int64, scale float64, pc *percpu.Counters) *histogram {
+	h := newBuckets(bounds, scale)
+	h.pc = pc
+	return h
+}
+
+// newBuckets returns a histogram with its bounds set up and no counts.
+func newBuckets(bounds []int64, scale float64) *histogram {
+	h := &histogram{bounds: bounds, scale: scale}
 	h.upper = make([]float64, len(bounds))
 	for i, b := range bounds {
 		h.upper[i] = float64(b) * scale
@@ -74,6 +93,22 @@ func (h *histogram) observeN(v int64, n uint64) {
 	}
 }
 
+// count returns the observations in bucket i.
+func (h *histogram) count(i int) uint64 {
+	if h.pc != nil {
+		return h.pc.Load(i)
+	}
+	return h.counts[i].Load()
+}
+
+// total returns the sum of the observations.
+func (h *histogram) total() uint64 {
+	if h.pc != nil {
+		return h.pc.Load(len(h.bounds) + 1)
+	}
+	return h.sum.Load()
+}
+
 // metric returns the histogram as a constant Prometheus metric (called
 // under Metrics.mu). Its count is the buckets' total while every
 // observation stood for itself. Once samples stood for several (a latency
@@ -84,13 +119,13 @@ func (h *histogram) observeN(v int64, n uint64) {
 // a counter; the sum likewise), and the +Inf bucket is exact itself, as
 // Prometheus requires of _count.
 func (h *histogram) metric(d *prometheus.Desc, exact uint64, labels ...string) prometheus.Metric {
-	cum := make([]uint64, len(h.counts))
+	cum := make([]uint64, len(h.bounds)+1)
 	var n uint64
-	for i := range h.counts {
-		n += h.counts[i].Load()
+	for i := range cum {
+		n += h.count(i)
 		cum[i] = n
 	}
-	sum := float64(h.sum.Load()) * h.scale
+	sum := float64(h.total()) * h.scale
 	if h.sampled.Load() && n > 0 {
 		for i, c := range cum {
 			hi, lo := bits.Mul64(c, exact)
@@ -134,7 +169,7 @@ var DefaultLatencyBuckets = []float64{
 
 // sizeBounds are the bounds of the message size histogram: 64 B to 16 MiB
 // by powers of four.
-var sizeBounds = []int64{64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20}
+var sizeBounds = [...]int64{64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20}
 
 // batchBounds are the bounds of the batch size histogram.
 var batchBounds = []int64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}

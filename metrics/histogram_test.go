@@ -50,7 +50,7 @@ func TestHistogramScaled(t *testing.T) {
 // TestHistogramIndex: index finds the first bound >= v, as a search of
 // the bounds does, for the histograms' bounds and others.
 func TestHistogramIndex(t *testing.T) {
-	sets := [][]int64{sizeBounds, batchBounds, secondsBounds(DefaultLatencyBuckets),
+	sets := [][]int64{sizeBounds[:], batchBounds, secondsBounds(DefaultLatencyBuckets),
 		{-5, 0, 1, 2, 3, 1000, 1001, 1 << 40}, {7}, {}}
 	var many []int64
 	for i := range 300 {

@@ -1,10 +1,15 @@
 package metrics
 
-// NOTE: Metrics is one prometheus.Collector over plain atomic counters.
-// The engine resolves a *method (its counters and histogram) per method
-// when it freezes its table (Observer.Method), so a call adds to a few
-// atomics and looks nothing up; Collect reads them and builds constant
-// metrics at scrape time, which is where the allocations are.
+// NOTE: Metrics is one prometheus.Collector over plain counters. The
+// engine resolves a *method (its counters and histogram) per method when
+// it freezes its table (Observer.Method), so a call looks nothing up. What
+// every call and message adds to is kept per CPU (internal/percpu): a
+// method's calls started and ended (dispatch.CallCounts, which the engine
+// adds to itself for the calls it does not time), the request sizes and
+// the response bytes; what only some calls add to (the latency histogram
+// of the timed ones, the failures, the batches, the events) is atomic.
+// Collect reads them and builds constant metrics at scrape time, which is
+// where the allocations are.
 
 import (
 	"context"
@@ -15,6 +20,7 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
+	"github.com/jetrpc/jetrpc/internal/percpu"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -73,7 +79,7 @@ type Metrics struct {
 	order   []*method
 
 	msgIn, batch *histogram
-	msgOut       atomic.Uint64 // bytes of the responses
+	msg          *percpu.Counters // msgIn's buckets and sum, then the responses' bytes (msgOutAt)
 	events       [dispatch.NumEvents]atomic.Uint64
 	conns        [netserver.NumTransports][netserver.NumConnEvents]atomic.Uint64
 }
@@ -97,9 +103,10 @@ var engineCodes = []encode.Code{
 func New(reg prometheus.Registerer, opts *Options) (*Metrics, error) {
 	m := &Metrics{
 		methods: make(map[string]*method),
-		msgIn:   newHistogram(sizeBounds, 1),
+		msg:     percpu.New(msgOutAt + 1),
 		batch:   newHistogram(batchBounds, 1),
 	}
+	m.msgIn = newPerCPU(sizeBounds[:], 1, m.msg)
 	buckets := DefaultLatencyBuckets
 	if opts != nil && len(opts.LatencyBuckets) > 0 {
 		buckets = opts.LatencyBuckets
@@ -144,23 +151,28 @@ func (m *Metrics) codeIndex(code encode.Code) int {
 	return len(m.codes) + 1
 }
 
-// method holds the counters of one method. A call adds to two: started
-// and ended; a timed one (see Options.LatencySample) to the latency
-// histogram's bucket and sum, and a failed one to its code's counter. The
-// calls that succeeded are the ended ones less the failed ones, and the
-// ended ones are the latency histogram's count (see Collect).
+// msgOutAt is the index in Metrics.msg of the responses' bytes: after the
+// request size histogram's buckets and sum.
+const msgOutAt = len(sizeBounds) + 2
+
+// method holds the counters of one method. A call adds to two, per CPU:
+// its calls started and ended (the engine adds to them itself for the
+// calls it does not time: dispatch.CountingObserver); a timed one (see
+// Options.LatencySample) to the latency histogram's bucket and sum, and a
+// failed one to its code's counter. The calls that succeeded are the
+// ended ones less the failed ones, and the ended ones are the latency
+// histogram's count (see Collect).
 type method struct {
 	m       *Metrics
 	name    string
-	started atomic.Uint64   // calls begun; in flight = started - ended
-	ended   atomic.Uint64   // calls ended
-	errs    []atomic.Uint64 // failed calls by code index (0: unused)
+	counts  *dispatch.CallCounts // calls begun and ended; in flight = started - ended
+	errs    []atomic.Uint64      // failed calls by code index (0: unused)
 	latency *histogram
 
 	lastOK uint64 // the ok count last collected (under m.mu), which it never goes below
 }
 
-var _ dispatch.TimingObserver = (*method)(nil)
+var _ dispatch.CountingObserver = (*method)(nil)
 
 // Method returns the counters of the method name (dispatch.Observer). The
 // same name gets the same counters.
@@ -173,8 +185,8 @@ func (m *Metrics) Method(name string) dispatch.MethodObserver {
 	if md := m.methods[name]; md != nil {
 		return md
 	}
-	md := &method{m: m, name: name, errs: make([]atomic.Uint64, len(m.labels)),
-		latency: newHistogram(m.latency, 1e-9)}
+	md := &method{m: m, name: name, counts: dispatch.NewCallCounts(),
+		errs: make([]atomic.Uint64, len(m.labels)), latency: newHistogram(m.latency, 1e-9)}
 	m.methods[name] = md
 	m.order = append(m.order, md)
 	return md
@@ -183,15 +195,19 @@ func (m *Metrics) Method(name string) dispatch.MethodObserver {
 // TimeEvery is Options.LatencySample (dispatch.TimingObserver).
 func (md *method) TimeEvery() int { return md.m.sample }
 
+// Counts returns where the method's calls are counted
+// (dispatch.CountingObserver).
+func (md *method) Counts() *dispatch.CallCounts { return md.counts }
+
 // Begin counts a call in flight (dispatch.MethodObserver).
-func (md *method) Begin(context.Context) { md.started.Add(1) }
+func (md *method) Begin(context.Context) { md.counts.AddStarted() }
 
 // End counts a call ended, its latency when it was timed (for
 // Options.LatencySample calls) and, when it failed, its code
 // (dispatch.MethodObserver). The end is counted first: Collect relies on
 // that order.
 func (md *method) End(_ context.Context, c dispatch.CallEnd) {
-	md.ended.Add(1)
+	md.counts.AddEnded()
 	switch {
 	case c.Sampled: // one in md.m.sample calls, at random
 		md.latency.observeN(int64(c.Duration), uint64(md.m.sample))
@@ -206,10 +222,7 @@ func (md *method) End(_ context.Context, c dispatch.CallEnd) {
 // Message counts a message's sizes and a batch's members
 // (dispatch.Observer).
 func (m *Metrics) Message(in, out, batch int) {
-	m.msgIn.observe(int64(in))
-	if out > 0 {
-		m.msgOut.Add(uint64(out))
-	}
+	m.msg.Add3(m.msgIn.index(int64(in)), 1, msgOutAt-1, uint64(max(in, 0)), msgOutAt, uint64(max(out, 0)))
 	if batch > 0 {
 		m.batch.observe(int64(batch))
 	}
