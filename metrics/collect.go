@@ -107,7 +107,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- gauge(descInFlight, float64(started-min(ended, started)), md.name)
 	}
 	ch <- m.msgIn.metric(descRequestSize, 0)
-	ch <- counter(descResponseBytes, m.msg.Load(msgOutAt))
+	ch <- counter(descResponseBytes, m.msgIn.pc.Load(m.msgIn.extraAt()))
 	ch <- m.batch.metric(descBatch, 0)
 	for _, r := range rejections {
 		ch <- counter(descRejections, m.rejected(r.isConn, r.ev, r.conn), r.reason)

@@ -2,51 +2,38 @@ package metrics
 
 import (
 	"math/bits"
-	"sync/atomic"
 
 	"github.com/jetrpc/jetrpc/internal/percpu"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // histogram is a fixed-bucket histogram of int64 observations (nanoseconds,
-// bytes, members) that an observation updates with two atomic adds: its
-// bucket's count and the sum. The count is the buckets' total, added up at
-// scrape time, which also makes the buckets cumulative; or, once it has
-// had a sample standing for several observations, a count kept elsewhere
-// (see metric).
+// bytes, members) kept per CPU (internal/percpu): an observation adds to
+// its bucket's count, the sum and the samples, in one pin of the
+// goroutine to its CPU, so that CPUs observing the same histogram do not
+// pass its counters between their caches. The count is the buckets'
+// total, added up at scrape time, which also makes the buckets
+// cumulative; or, once it has had a sample standing for several
+// observations, a count kept elsewhere (see metric). Counters of the
+// caller's own may follow its own (extra: Metrics.Message adds to one in
+// the same pin). It takes (len(bounds)+3+extra) words rounded up to 64
+// bytes, per CPU.
 type histogram struct {
-	bounds  []int64          // upper bounds, inclusive, ascending
-	from    [65]uint8        // from[bits.Len64(v)]: the first bucket v can fall in (see index)
-	scale   float64          // what one unit is in the exposed unit (1e-9: ns to seconds)
-	upper   []float64        // bounds in the exposed unit
-	counts  []atomic.Uint64  // len(bounds)+1: the last is +Inf (unless pc)
-	sum     atomic.Uint64    // in units (unless pc)
-	pc      *percpu.Counters // or the counts per CPU, the sum after them (newPerCPU; observed by the caller)
-	sampled atomic.Bool      // it had a sample (observeN with n > 1)
-	shown   []uint64         // the cumulative counts last exported (under Metrics.mu): never less
-	shownS  float64          // the sum last exported, likewise
-	_       [0]func()        // not comparable
+	bounds []int64          // upper bounds, inclusive, ascending
+	from   [65]uint8        // from[bits.Len64(v)]: the first bucket v can fall in (see index)
+	scale  float64          // what one unit is in the exposed unit (1e-9: ns to seconds)
+	upper  []float64        // bounds in the exposed unit
+	pc     *percpu.Counters // the buckets' counts (len(bounds)+1: the last is +Inf), then sumAt, samplesAt, the extra ones
+	shown  []uint64         // the cumulative counts last exported (under Metrics.mu): never less
+	shownS float64          // the sum last exported, likewise
+	_      [0]func()        // not comparable
 }
 
-func newHistogram(bounds []int64, scale float64) *histogram {
-	h := newBuckets(bounds, scale)
-	h.counts = make([]atomic.Uint64, len(bounds)+1)
-	return h
-}
-
-// newPerCPU returns a histogram read from pc, where its buckets are
-// counted from index 0 (len(bounds)+1 of them) and its sum at index
-// len(bounds)+1, by the caller (index): for a histogram observed on every
-// message, per-CPU adds rather than atomic ones.
-func newPerCPU(bounds []int64, scale float64, pc *percpu.Counters) *histogram {
-	h := newBuckets(bounds, scale)
-	h.pc = pc
-	return h
-}
-
-// newBuckets returns a histogram with its bounds set up and no counts.
-func newBuckets(bounds []int64, scale float64) *histogram {
-	h := &histogram{bounds: bounds, scale: scale}
+// newHistogram returns a histogram of bounds, whose values are scale
+// units of what it exposes, with extra counters of the caller's after its
+// own (from extraAt).
+func newHistogram(bounds []int64, scale float64, extra int) *histogram {
+	h := &histogram{bounds: bounds, scale: scale, pc: percpu.New(len(bounds) + 3 + extra)}
 	h.upper = make([]float64, len(bounds))
 	for i, b := range bounds {
 		h.upper[i] = float64(b) * scale
@@ -64,6 +51,11 @@ func newBuckets(bounds []int64, scale float64) *histogram {
 	}
 	return h
 }
+
+// The counters of a histogram after its buckets' counts.
+func (h *histogram) sumAt() int     { return len(h.bounds) + 1 } // the observations' sum, in units
+func (h *histogram) samplesAt() int { return len(h.bounds) + 2 } // the samples that stood for several
+func (h *histogram) extraAt() int   { return len(h.bounds) + 3 } // the first of the caller's own
 
 // index returns the bucket of v: the first bound >= v. A value's bit
 // length gives the first bucket it can fall in, and a step or two finds
@@ -84,29 +76,11 @@ func (h *histogram) observe(v int64) { h.observeN(v, 1) }
 
 // observeN counts v n times (a sample standing for n observations).
 func (h *histogram) observeN(v int64, n uint64) {
-	h.counts[h.index(v)].Add(n)
-	if v > 0 {
-		h.sum.Add(uint64(v) * n)
+	var sample uint64
+	if n > 1 {
+		sample = 1
 	}
-	if n > 1 && !h.sampled.Load() {
-		h.sampled.Store(true)
-	}
-}
-
-// count returns the observations in bucket i.
-func (h *histogram) count(i int) uint64 {
-	if h.pc != nil {
-		return h.pc.Load(i)
-	}
-	return h.counts[i].Load()
-}
-
-// total returns the sum of the observations.
-func (h *histogram) total() uint64 {
-	if h.pc != nil {
-		return h.pc.Load(len(h.bounds) + 1)
-	}
-	return h.sum.Load()
+	h.pc.Add3(h.index(v), n, h.sumAt(), uint64(max(v, 0))*n, h.samplesAt(), sample)
 }
 
 // metric returns the histogram as a constant Prometheus metric (called
@@ -122,11 +96,11 @@ func (h *histogram) metric(d *prometheus.Desc, exact uint64, labels ...string) p
 	cum := make([]uint64, len(h.bounds)+1)
 	var n uint64
 	for i := range cum {
-		n += h.count(i)
+		n += h.pc.Load(i)
 		cum[i] = n
 	}
-	sum := float64(h.total()) * h.scale
-	if h.sampled.Load() && n > 0 {
+	sum := float64(h.pc.Load(h.sumAt())) * h.scale
+	if h.pc.Load(h.samplesAt()) > 0 && n > 0 {
 		for i, c := range cum {
 			hi, lo := bits.Mul64(c, exact)
 			cum[i], _ = bits.Div64(hi, lo, n) // c <= n: no overflow

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,7 +15,7 @@ import (
 // and no bucket, nor the sum, ever goes below what was last exported.
 func TestHistogramScaled(t *testing.T) {
 	d := prometheus.NewDesc("h", "h", nil, nil)
-	h := newHistogram([]int64{10, 100}, 1)
+	h := newHistogram([]int64{10, 100}, 1, 0)
 	check := func(exact uint64, want []uint64, count uint64, sum float64) {
 		t.Helper()
 		var m dto.Metric
@@ -58,7 +60,7 @@ func TestHistogramIndex(t *testing.T) {
 	}
 	sets = append(sets, many)
 	for _, bounds := range sets {
-		h := newHistogram(bounds, 1)
+		h := newHistogram(bounds, 1, 0)
 		var vs []int64
 		for _, b := range bounds {
 			vs = append(vs, b-1, b, b+1)
@@ -76,5 +78,39 @@ func TestHistogramIndex(t *testing.T) {
 				t.Fatalf("bounds %v: index(%d) = %d, want %d", bounds, v, got, want)
 			}
 		}
+	}
+}
+
+// TestHistogramConcurrent: observations from several goroutines at once,
+// on whichever CPUs they run, all land: the count, each bucket and the sum
+// are exact, and so is a caller's extra counter.
+func TestHistogramConcurrent(t *testing.T) {
+	h := newHistogram([]int64{10, 100}, 1, 1)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 3000 {
+				h.observe(int64(5 + 50*(i%3))) // 5, 55, 105
+				h.pc.Add(h.extraAt(), uint64(g))
+				if i%100 == 0 {
+					runtime.Gosched()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var m dto.Metric
+	if err := h.metric(prometheus.NewDesc("h", "h", nil, nil), 0).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	hm := m.GetHistogram()
+	b := hm.GetBucket()
+	if hm.GetSampleCount() != 12000 || b[0].GetCumulativeCount() != 4000 || b[1].GetCumulativeCount() != 8000 ||
+		hm.GetSampleSum() != 4000*(5+55+105) {
+		t.Errorf("count %d, buckets %d %d, sum %v; want 12000, 4000 8000, %d", hm.GetSampleCount(),
+			b[0].GetCumulativeCount(), b[1].GetCumulativeCount(), hm.GetSampleSum(), 4000*(5+55+105))
+	}
+	if n := h.pc.Load(h.extraAt()); n != 3000*(0+1+2+3) {
+		t.Errorf("extra counter %d, want %d", n, 3000*6)
 	}
 }

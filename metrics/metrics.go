@@ -2,12 +2,14 @@ package metrics
 
 // NOTE: Metrics is one prometheus.Collector over plain counters. The
 // engine resolves a *method (its counters and histogram) per method when
-// it freezes its table (Observer.Method), so a call looks nothing up. What
-// every call and message adds to is kept per CPU (internal/percpu): a
+// it freezes its table (Observer.Method), so a call looks nothing up. The
+// counters calls and messages add to are kept per CPU (internal/percpu): a
 // method's calls started and ended (dispatch.CallCounts, which the engine
-// adds to itself for the calls it does not time), the request sizes and
-// the response bytes; what only some calls add to (the latency histogram
-// of the timed ones, the failures, the batches, the events) is atomic.
+// adds to itself for the calls it does not time) and every histogram
+// (latency, request sizes with the response bytes, batches), so that CPUs
+// serving the same method do not pass them between their caches; a
+// method's counters take 256 bytes per CPU (GOMAXPROCS when it was
+// resolved). The failures by code and the events, rare, are atomic.
 // Collect reads them and builds constant metrics at scrape time, which is
 // where the allocations are.
 
@@ -20,7 +22,6 @@ import (
 
 	"github.com/jetrpc/jetrpc/dispatch"
 	"github.com/jetrpc/jetrpc/encode"
-	"github.com/jetrpc/jetrpc/internal/percpu"
 	"github.com/jetrpc/jetrpc/netserver"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -78,10 +79,10 @@ type Metrics struct {
 	methods map[string]*method
 	order   []*method
 
-	msgIn, batch *histogram
-	msg          *percpu.Counters // msgIn's buckets and sum, then the responses' bytes (msgOutAt)
-	events       [dispatch.NumEvents]atomic.Uint64
-	conns        [netserver.NumTransports][netserver.NumConnEvents]atomic.Uint64
+	msgIn  *histogram // the request sizes, and one extra counter: the responses' bytes (msgOut)
+	batch  *histogram
+	events [dispatch.NumEvents]atomic.Uint64
+	conns  [netserver.NumTransports][netserver.NumConnEvents]atomic.Uint64
 }
 
 var _ interface {
@@ -103,10 +104,9 @@ var engineCodes = []encode.Code{
 func New(reg prometheus.Registerer, opts *Options) (*Metrics, error) {
 	m := &Metrics{
 		methods: make(map[string]*method),
-		msg:     percpu.New(msgOutAt + 1),
-		batch:   newHistogram(batchBounds, 1),
+		msgIn:   newHistogram(sizeBounds[:], 1, 1),
+		batch:   newHistogram(batchBounds, 1, 0),
 	}
-	m.msgIn = newPerCPU(sizeBounds[:], 1, m.msg)
 	buckets := DefaultLatencyBuckets
 	if opts != nil && len(opts.LatencyBuckets) > 0 {
 		buckets = opts.LatencyBuckets
@@ -151,10 +151,6 @@ func (m *Metrics) codeIndex(code encode.Code) int {
 	return len(m.codes) + 1
 }
 
-// msgOutAt is the index in Metrics.msg of the responses' bytes: after the
-// request size histogram's buckets and sum.
-const msgOutAt = len(sizeBounds) + 2
-
 // method holds the counters of one method. A call adds to two, per CPU:
 // its calls started and ended (the engine adds to them itself for the
 // calls it does not time: dispatch.CountingObserver); a timed one (see
@@ -186,7 +182,7 @@ func (m *Metrics) Method(name string) dispatch.MethodObserver {
 		return md
 	}
 	md := &method{m: m, name: name, counts: dispatch.NewCallCounts(),
-		errs: make([]atomic.Uint64, len(m.labels)), latency: newHistogram(m.latency, 1e-9)}
+		errs: make([]atomic.Uint64, len(m.labels)), latency: newHistogram(m.latency, 1e-9, 0)}
 	m.methods[name] = md
 	m.order = append(m.order, md)
 	return md
@@ -222,7 +218,8 @@ func (md *method) End(_ context.Context, c dispatch.CallEnd) {
 // Message counts a message's sizes and a batch's members
 // (dispatch.Observer).
 func (m *Metrics) Message(in, out, batch int) {
-	m.msg.Add3(m.msgIn.index(int64(in)), 1, msgOutAt-1, uint64(max(in, 0)), msgOutAt, uint64(max(out, 0)))
+	h := m.msgIn // its bucket and sum, and the response bytes in its extra counter: one pin
+	h.pc.Add3(h.index(int64(in)), 1, h.sumAt(), uint64(max(in, 0)), h.extraAt(), uint64(max(out, 0)))
 	if batch > 0 {
 		m.batch.observe(int64(batch))
 	}
