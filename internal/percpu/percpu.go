@@ -67,6 +67,7 @@ func (c *Counters) Load(i int) uint64 {
 
 // Add adds v to counter i.
 func (c *Counters) Add(i int, v uint64) {
+	_ = &c.spill[i] // out of range: panic here, not pinned
 	p := procPin()
 	if p < c.ps {
 		add(&c.shards[c.base+p*c.stride+i], v)
@@ -78,6 +79,7 @@ func (c *Counters) Add(i int, v uint64) {
 
 // Add3 adds vi to counter i, vj to j and vk to k: one pin for the three.
 func (c *Counters) Add3(i int, vi uint64, j int, vj uint64, k int, vk uint64) {
+	_, _, _ = &c.spill[i], &c.spill[j], &c.spill[k] // out of range: panic here, not pinned
 	p := procPin()
 	if p < c.ps {
 		s := c.shards[c.base+p*c.stride : c.base+p*c.stride+c.n]

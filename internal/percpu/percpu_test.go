@@ -134,3 +134,23 @@ func BenchmarkAddSerial(b *testing.B) {
 		c.Add(1, 1)
 	}
 }
+
+// TestOutOfRange: a counter out of range panics before the goroutine is
+// pinned (a panic while pinned would be fatal), and the goroutine goes on.
+func TestOutOfRange(t *testing.T) {
+	c := New(2)
+	for _, f := range []func(){func() { c.Add(2, 1) }, func() { c.Add3(0, 1, 1, 1, 5, 1) }, func() { c.Add(-1, 1) }} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		}()
+	}
+	c.Add(1, 1) // still usable, not left pinned
+	if c.Load(1) != 1 {
+		t.Errorf("Load(1) = %d", c.Load(1))
+	}
+}
