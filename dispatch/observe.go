@@ -84,16 +84,16 @@ type TimingObserver interface {
 }
 
 // CountingObserver is a TimingObserver whose calls the engine counts
-// itself when it does not time them (the n-1 in n of TimeEvery), in the
-// CallCounts the observer gives it, instead of calling its Begin and End:
-// no call through an interface, and per-CPU adds where Begin and End
-// would make atomic ones. Such a call adds 1 to the counts' started calls
-// before its handler runs and, when it succeeds, 1 to their ended calls
-// after; one that fails is passed to End (CallEnd.Untimed), which counts
-// its end. A timed call goes to Begin and End as for any MethodObserver.
-// So a CountingObserver's Begin and End should count in the same
-// CallCounts (AddStarted, AddEnded), which then hold every call. Package
-// metrics implements it.
+// itself when it does not time them (the n-1 in n of TimeEvery, once the
+// method has had its first 1024, all timed), in the CallCounts the
+// observer gives it, instead of calling its Begin and End: most calls then
+// cost two per-CPU adds and no call through an interface. Such a call adds
+// 1 to the counts' started calls before its handler runs and, when it
+// succeeds, 1 to their ended calls after; one that fails is passed to End
+// (CallEnd.Untimed), which counts its end. A timed call goes to Begin and
+// End as for any MethodObserver. So a CountingObserver's Begin and End
+// should count in the same CallCounts (AddStarted, AddEnded), which then
+// hold every call. Package metrics implements it.
 type CountingObserver interface {
 	TimingObserver
 	// Counts returns the counts of the method's calls (nil: none, Begin and
