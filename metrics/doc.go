@@ -12,9 +12,13 @@
 //	srv := netserver.New(e, &netserver.Options{Observer: m})
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
-// A call costs two atomic adds (one more when it fails; a message three
-// more). A timed call adds two more, and the engine's two reads of the
-// monotonic clock: every call of a method until it has had 1024, then one
+// A call costs two adds to counters kept per CPU, made by the engine
+// itself (dispatch.CountingObserver; one atomic add more when it fails),
+// and a message one more per-CPU add of three counters: CPUs serving the
+// same method never pass a shared counter between their caches. A timed
+// call goes through Begin and End, adds to the latency histogram (per CPU
+// too) and costs the engine's two reads of the monotonic clock: every
+// call of a method until it has had 1024, then one
 // call in Options.LatencySample (default 8), chosen at random. The latency
 // histogram's count is exact all the same (every call is counted, so its
 // rate is the request rate); its buckets and sum are the timed calls'
