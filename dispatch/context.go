@@ -318,7 +318,6 @@ type reqCtx struct {
 	idn     uint32
 	metan   uint32
 	inBatch bool
-	sampled bool // timed as the one in n of a TimingObserver (observe.go)
 	compact bool // the message's params hold no whitespace between tokens (decode.Message.ParamsCompact)
 }
 

@@ -52,9 +52,7 @@ func (e *Engine) process(ctx context.Context, p *policy, dst, msg []byte) []byte
 		}
 	}
 	e.putState(s)
-	if e.obs != nil {
-		e.obs.Message(len(msg), len(dst)-start, batch)
-	}
+	e.observeMessage(len(msg), len(dst)-start, batch)
 	return dst
 }
 
