@@ -13,6 +13,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jetrpc/jetrpc/encode"
 	"github.com/jetrpc/jetrpc/internal/engineconn"
@@ -33,9 +34,10 @@ type conn struct {
 	// the parent's children). closed is set by Cancel and Close.
 	done   atomic.Pointer[lazyDone]
 	closed atomic.Bool
-	ctx    connCtx // the handlers' context; its Context is the parent
-	rctx   connCtx // the same, marked as the reading goroutine's
-	pol    *policy // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
+	parent context.Context // what ctx derives from
+	ctx    connCtx         // the handlers' context
+	rctx   connCtx         // the same, marked as the reading goroutine's
+	pol    *policy         // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
 	// streamer offers a Streamer to a handler that takes its
 	// ResultWriter (engineconn.StreamKey); nil: none.
 	streamer func() engineconn.Streamer
@@ -74,8 +76,8 @@ func newConn(te engineconn.Engine, parent context.Context, send engineconn.SendF
 		c.peer.send, c.peer.oneWay = send, oneWay
 		c.peer.obs = e.obs
 	}
-	c.ctx = connCtx{Context: parent, c: c}
-	c.rctx = connCtx{Context: parent, c: c}
+	c.parent = parent
+	c.ctx, c.rctx = connCtx{c}, connCtx{c}
 	c.pub.Impl = c
 	return &c.pub
 }
@@ -183,7 +185,7 @@ func (c *conn) cancel() {
 // makeDone makes the connection's cancelable context, a child of the
 // parent, and returns its Done channel.
 func (c *conn) makeDone() *lazyDone {
-	ctx, cancel := context.WithCancel(c.ctx.Context)
+	ctx, cancel := context.WithCancel(c.parent)
 	d := &lazyDone{ctx: ctx, cancel: cancel}
 	if !c.done.CompareAndSwap(nil, d) {
 		cancel()
@@ -198,11 +200,12 @@ func (c *conn) makeDone() *lazyDone {
 func (c *conn) ClosePeer() { c.getPeer().Close() }
 
 // connCtx is a conn's context: the connection's cancelable context, which
-// also answers PeerOf and marks the reading goroutine (it is c.rctx).
-type connCtx struct {
-	context.Context
-	c *conn
-}
+// also answers PeerOf and marks the reading goroutine (it is c.rctx). Its
+// parent is the conn's, so that the two take 8 bytes each of every
+// connection (idle ones are counted in bytes).
+type connCtx struct{ c *conn }
+
+func (x *connCtx) Deadline() (time.Time, bool) { return x.c.parent.Deadline() }
 
 func (x *connCtx) Value(key any) any {
 	switch key.(type) {
@@ -219,7 +222,7 @@ func (x *connCtx) Value(key any) any {
 				return s
 			}
 		}
-		return x.Context.Value(key)
+		return x.c.parent.Value(key)
 	}
 	if d := x.c.done.Load(); d != nil {
 		// The cancelable context's: context.WithCancel(x) and the rest
@@ -228,7 +231,7 @@ func (x *connCtx) Value(key any) any {
 		// first, which makes it).
 		return d.ctx.Value(key)
 	}
-	return x.Context.Value(key)
+	return x.c.parent.Value(key)
 }
 
 func (x *connCtx) Done() <-chan struct{} {
@@ -242,7 +245,7 @@ func (x *connCtx) Err() error {
 	if d := x.c.done.Load(); d != nil {
 		return d.ctx.Err()
 	}
-	if err := x.Context.Err(); err != nil {
+	if err := x.c.parent.Err(); err != nil {
 		return err
 	}
 	if x.c.closed.Load() {

@@ -108,8 +108,8 @@ func (c *core) authenticateCall(msg []byte) {
 		c.lim.observe(c.via, ConnRateLimited)
 		c.refuseWith(a.ID, encode.CodeLimitExceeded, nil)
 	case !a.Notification:
-		b, mark := c.t.begin(c.local.B)
-		c.local.B = c.t.end(encode.AppendResult(b, a.ID, a.Result), mark)
+		b, mark := c.t.begin(c.local)
+		c.local = c.t.end(encode.AppendResult(b, a.ID, a.Result), mark)
 	}
 }
 
@@ -128,9 +128,9 @@ func (c *core) refuse(id, data []byte) {
 // endpoint's code for it: dispatch.Options.Codes) and closes the connection
 // once the answer is written.
 func (c *core) refuseWith(id []byte, code encode.Code, data []byte) {
-	b, mark := c.t.begin(c.local.B)
+	b, mark := c.t.begin(c.local)
 	b = encode.AppendError(b, id, c.dc.ConditionCode(code), code.String(), data) // the endpoint's code
-	c.local.B = c.t.end(b, mark)
+	c.local = c.t.end(b, mark)
 	c.mu.Lock()
 	c.stopping.Store(true) // readLoop ends once the answer is handed over
 	c.mu.Unlock()

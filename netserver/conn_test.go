@@ -267,7 +267,7 @@ func TestIdleRelease(t *testing.T) {
 			s := newServer(t, &Options{ReadTimeout: 200 * time.Millisecond})
 			s.idleRelease = 20 * time.Millisecond
 			s.testHookRelease = func(c *conn) {
-				if c.fr == nil && c.local.B == nil && c.out.Out == nil {
+				if c.fr == nil && c.local == nil && c.out.Out == nil {
 					released.Add(1)
 				}
 			}

@@ -15,8 +15,10 @@ type connSet struct {
 
 	mu     sync.Mutex
 	closed bool
-	m      map[*core]struct{}
-	wg     sync.WaitGroup // one per connection in m
+	// cs holds each connection c at cs[c.setAt]: 8 bytes a connection
+	// where a map took about 29.
+	cs []*core
+	wg sync.WaitGroup // one per connection in cs
 }
 
 // add registers c, unless the set is closed (ErrServerClosed) or full; the
@@ -27,20 +29,24 @@ func (s *connSet) add(c *core) error {
 	switch {
 	case s.closed:
 		return ErrServerClosed
-	case s.max > 0 && len(s.m) >= s.max:
+	case s.max > 0 && len(s.cs) >= s.max:
 		return errTooManyConns
 	}
-	if s.m == nil {
-		s.m = make(map[*core]struct{})
-	}
-	s.m[c] = struct{}{}
+	c.setAt = int32(len(s.cs))
+	s.cs = append(s.cs, c)
 	s.wg.Add(1)
 	return nil
 }
 
+// remove takes c, which add registered, out of the set.
 func (s *connSet) remove(c *core) {
 	s.mu.Lock()
-	delete(s.m, c)
+	i, n := c.setAt, len(s.cs)-1
+	s.cs[i] = s.cs[n]
+	s.cs[i].setAt = i
+	s.cs[n] = nil
+	s.cs = s.cs[:n]
+	c.setAt = -1
 	s.mu.Unlock()
 	s.wg.Done()
 }
@@ -48,7 +54,7 @@ func (s *connSet) remove(c *core) {
 func (s *connSet) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.m)
+	return len(s.cs)
 }
 
 // close makes add fail from now on.
@@ -85,9 +91,5 @@ func (s *connSet) shutdown(ctx context.Context) error {
 func (s *connSet) snapshot() []*core {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs := make([]*core, 0, len(s.m))
-	for c := range s.m {
-		cs = append(cs, c)
-	}
-	return cs
+	return append([]*core(nil), s.cs...)
 }

@@ -105,15 +105,14 @@ type core struct {
 	// every message is handled.
 	gate *gate
 
-	local *pool.Buffer // the reader's
+	local []byte // the reader's output, not yet moved to out
 
 	mu   sync.Mutex
 	cond sync.Cond
-	// out is the output waiting to be written (out.Out); outBufs carry its
-	// buffers to and from outBuffers.
-	out     coalesce.Queue
-	outBufs [2]*pool.Buffer
-	werr    error // sticky: the connection can no longer be written
+	// out is the output waiting to be written (out.Out). Its two arrays
+	// and local's come from outBuffers and go back there (release).
+	out  coalesce.Queue
+	werr error // sticky: the connection can no longer be written
 	// lastDone is when the last task ended, on the monotonic clock
 	// (since clockStart): a time.Time would take 24 bytes of every
 	// connection, and idle connections are counted in bytes.
@@ -121,6 +120,7 @@ type core struct {
 	queue    []*task // ordered tasks; queue[qhead:] wait
 	qhead    int32
 	senders  int32 // senders to the peer waiting on cond
+	setAt    int32 // index in its connSet (conns.go); under the set's mu
 	ordered  orderedRunner
 
 	via      Transport // for the observer
@@ -172,8 +172,8 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 	}
 	c.dc = engineconn.NewConn(e, parent, c.send, oneWay)
 	c.initStreams() // streamed results (result_stream.go)
-	c.local, c.outBufs = getOutBuffer(), [2]*pool.Buffer{getOutBuffer(), getOutBuffer()}
-	c.out.Reset(c.outBufs[0].B, c.outBufs[1].B)
+	c.local = takeOutBuffer()
+	c.out.Reset(takeOutBuffer(), takeOutBuffer())
 }
 
 // remote names the client in the logs.
@@ -194,12 +194,12 @@ func (c *core) release() {
 	c.gate = nil
 	c.mu.Lock() // an async forward's deferred Flush may still come (forward.go)
 	c.released = true
-	c.outBufs[0].B, c.outBufs[1].B = c.out.Buffers()
+	out, spare := c.out.Buffers()
 	c.mu.Unlock()
-	for _, b := range [...]**pool.Buffer{&c.local, &c.outBufs[0], &c.outBufs[1]} {
-		putOutBuffer(*b)
-		*b = nil
-	}
+	putOutBuffer(out)
+	putOutBuffer(spare)
+	putOutBuffer(c.local)
+	c.local = nil
 }
 
 // handle processes one message read: inline into c.local, or as a task.
@@ -208,7 +208,7 @@ func (c *core) handle(msg []byte, buffered bool) {
 	if c.gate != nil && !c.admit(msg) {
 		return
 	}
-	b, mark := c.t.begin(c.local.B)
+	b, mark := c.t.begin(c.local)
 	start := len(b)
 	var routed engineconn.Routed
 	if buffered {
@@ -224,7 +224,7 @@ func (c *core) handle(msg []byte, buffered bool) {
 	default:
 		b = c.t.end(b, mark)
 	}
-	c.local.B = b
+	c.local = b
 }
 
 // appendFramed appends msg to dst as one frame.
@@ -282,7 +282,7 @@ func (c *core) readLoop(r reader) error {
 
 // room reports whether the reader may take the next message at once.
 func (c *core) room() bool {
-	n := len(c.local.B)
+	n := len(c.local)
 	return n < flushAt && c.inflight.Load() < c.lim.maxInFlight &&
 		c.pending.Load()+int64(n) < c.lim.maxPending && !c.stopping.Load()
 }
@@ -292,7 +292,7 @@ func (c *core) room() bool {
 func (c *core) pause() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.local.B) > 0 {
+	if len(c.local) > 0 {
 		c.moveLocalLocked()
 		c.flushLocked()
 	}
@@ -302,7 +302,7 @@ func (c *core) pause() error {
 // handoff moves the reader's local output to c.out and flushes it, unless
 // another goroutine is writing (which then writes it too).
 func (c *core) handoff() {
-	if len(c.local.B) == 0 {
+	if len(c.local) == 0 {
 		return
 	}
 	c.mu.Lock()
@@ -387,16 +387,16 @@ func (c *core) queueRaw(b []byte, last bool) bool {
 
 // moveLocalLocked moves c.local into c.out, by swapping when c.out is empty.
 func (c *core) moveLocalLocked() {
-	n := len(c.local.B)
+	n := len(c.local)
 	switch {
 	case !c.open():
-		c.local.B = c.local.B[:0]
+		c.local = c.local[:0]
 		return
 	case len(c.out.Out) == 0:
-		c.local.B, c.out.Out = c.out.Out, c.local.B
+		c.local, c.out.Out = c.out.Out, c.local
 	default:
-		c.out.Out = append(c.out.Out, c.local.B...)
-		c.local.B = c.local.B[:0]
+		c.out.Out = append(c.out.Out, c.local...)
+		c.local = c.local[:0]
 	}
 	c.addPending(int64(n))
 }
@@ -576,17 +576,35 @@ func (c *core) idleFor(d time.Duration) bool {
 // kept by a connection after a write.
 const maxKeptOutput = coalesce.MaxKept
 
-// outBuffers pools the connections' output buffers (*pool.Buffer). It is a
-// plain sync.Pool: bytebufferpool calibrates by the length at Put, and these
-// buffers are always empty then.
-var outBuffers = sync.Pool{New: func() any { return new(pool.Buffer) }}
+// outBuffers pools the connections' output arrays, each in a header
+// (*pool.Buffer) that takeOutBuffer moves to outHeaders, so that a
+// connection holds its arrays alone: three headers would be 72 bytes of
+// every idle connection. Plain sync.Pools: bytebufferpool calibrates by the
+// length at Put, and these arrays are always empty then.
+var outBuffers, outHeaders sync.Pool
 
-func getOutBuffer() *pool.Buffer { return outBuffers.Get().(*pool.Buffer) }
+// takeOutBuffer returns an empty array from outBuffers, or nil.
+func takeOutBuffer() []byte {
+	h, _ := outBuffers.Get().(*pool.Buffer)
+	if h == nil {
+		return nil
+	}
+	b := h.B[:0]
+	h.B = nil
+	outHeaders.Put(h)
+	return b
+}
 
-func putOutBuffer(b *pool.Buffer) {
-	if b == nil || cap(b.B) > maxKeptOutput {
+// putOutBuffer gives b's array to outBuffers, unless it has none or is
+// larger than maxKeptOutput.
+func putOutBuffer(b []byte) {
+	if cap(b) == 0 || cap(b) > maxKeptOutput {
 		return
 	}
-	b.B = b.B[:0]
-	outBuffers.Put(b)
+	h, _ := outHeaders.Get().(*pool.Buffer)
+	if h == nil {
+		h = new(pool.Buffer)
+	}
+	h.B = b[:0]
+	outBuffers.Put(h)
 }

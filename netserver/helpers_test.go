@@ -228,15 +228,21 @@ type wsServer struct {
 
 func (s *wsServer) openWS() int { return int(s.open.Load()) }
 
+// warmFasthttp starts fasthttp's process-wide date refresher, which never
+// ends, before a test counts its goroutines.
+func warmFasthttp() {
+	warmWS.Do(func() {
+		var h fasthttp.ResponseHeader
+		h.AppendBytes(nil)
+	})
+}
+
 // startWS serves a demo engine with nethttp's HTTPServer on loopback and
 // returns it and its WebSocket URL. The cleanup shuts it down, checks that
 // Serve returned ErrServerClosed and that no goroutine is left.
 func startWS(t *testing.T, opts *Options, setup ...engineSetup) (*wsServer, string) {
 	t.Helper()
-	warmWS.Do(func() { // fasthttp's process-wide date refresher
-		var h fasthttp.ResponseHeader
-		h.AppendBytes(nil)
-	})
+	warmFasthttp()
 	checkGoroutines(t)
 	o := Options{}
 	if opts != nil {

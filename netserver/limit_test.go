@@ -130,6 +130,7 @@ func TestRateLimitWS(t *testing.T) {
 // TestMaxConnsPerIP: a third connection from one address is closed (TCP)
 // or answered 429 (HTTP), and one closing makes room.
 func TestMaxConnsPerIP(t *testing.T) {
+	warmFasthttp() // startWS below; startServer counts the goroutines first
 	ts := startServer(t, &Options{Guard: guard.New(&guard.Options{MaxConnsPerIP: 2})})
 	a, b := ts.dial(t, frame.NDJSON), ts.dial(t, frame.NDJSON)
 	expectResult(t, a.call(wsSubtract), "1", "19")

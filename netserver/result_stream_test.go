@@ -14,7 +14,6 @@ import (
 	"github.com/jetrpc/jetrpc/frame"
 	"github.com/jetrpc/jetrpc/internal/streamtest"
 	"github.com/jetrpc/jetrpc/netserver/internal/servertest"
-	"github.com/valyala/fasthttp"
 )
 
 // streamSetup registers the streaming handlers of internal/streamtest.
@@ -186,7 +185,7 @@ func TestStreamResultWS(t *testing.T) {
 // it arrives whole.
 func TestMaxResponseWS(t *testing.T) {
 	const limit = 64 << 10
-	warmWS.Do(func() { var h fasthttp.ResponseHeader; h.AppendBytes(nil) })
+	warmFasthttp()
 	checkGoroutines(t)
 	hs := NewHTTPTest(newEngineWith(t, dispatch.Options{MaxResponse: limit}), &Options{Logger: quiet})
 	c := dialWS(t, "ws://"+servertest.Serve(t, hs, ErrServerClosed)+"/ws")

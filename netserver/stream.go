@@ -41,9 +41,8 @@ var (
 type conn struct {
 	core
 	srv *Server
-	r   io.Reader // the stream (for stdio: what Shutdown interrupts)
-	w   io.Writer
-	rd  connReader // r wrapped with the frame-start read deadline (TCP)
+	std *stdioRW   // stdio's streams; nil for TCP, which reads and writes nc
+	rd  connReader // nc wrapped with the frame-start read deadline (TCP)
 
 	fr *frame.Reader // the reader goroutine's
 
@@ -54,9 +53,19 @@ type conn struct {
 	pk      parkState  // under srv.parker.mu (park_linux.go)
 }
 
+// stdioRW are a stdio connection's streams: r is what Shutdown interrupts.
+type stdioRW struct {
+	r io.Reader
+	w io.Writer
+}
+
+// newConn makes the conn of nc (TCP), or with nc nil of stdio's r and w.
 func newConn(s *Server, nc net.Conn, r io.Reader, w io.Writer) *conn {
-	c := &conn{srv: s, r: r, w: w, sweepAt: -1}
+	c := &conn{srv: s, sweepAt: -1}
 	c.nc = nc
+	if nc == nil {
+		c.std = &stdioRW{r, w}
+	}
 	c.rd.c = c
 	via, remote := Stdio, net.Addr(nil)
 	if nc != nil {
@@ -172,7 +181,7 @@ func (c *conn) next() ([]byte, error) {
 func (c *conn) readError(err error) error {
 	if tl, ok := err.(*frame.TooLargeError); ok {
 		c.lim.observe(c.via, ConnTooLarge)
-		c.local.B = c.appendTooLarge(c.local.B, tl)
+		c.local = c.appendTooLarge(c.local, tl)
 		return nil
 	}
 	switch {
@@ -181,7 +190,7 @@ func (c *conn) readError(err error) error {
 	case c.stopping.Load():
 		return errStopped
 	case errors.Is(err, frame.ErrBroken):
-		c.local.B = c.appendError(c.local.B, encode.CodeParseError, encode.AppendString(nil, err.Error()))
+		c.local = c.appendError(c.local, encode.CodeParseError, encode.AppendString(nil, err.Error()))
 		return err
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return c.timedOut()
