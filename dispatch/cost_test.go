@@ -17,22 +17,43 @@ import (
 // where records whether a method's calls ran on the test's own goroutine:
 // a call's stack holds the test function then (runtime.Callers is cheap
 // enough for a quick run; the frames are read after the batch).
+//
+// Its handler allocates nothing while the records fit (it keeps the stacks
+// in arrays made once): a timed run that allocates while the collector
+// marks may assist it for longer than a quick run lasts (quickRun), which
+// on a loaded machine (CI's packages run two at a time) had TestBatchClock
+// find its quick method slow in every try. The tests that time runs start
+// each try with settle.
 type where struct {
 	mu      sync.Mutex
-	stacks  [][]uintptr
+	stacks  []record
 	slow    bool            // calls sleep 2 ms: longer than a quick run
 	slowIDs map[string]bool // the next call with each of these ids sleeps 2 ms
 }
 
+// record is the stack of one call.
+type record struct {
+	pcs [64]uintptr
+	n   int
+}
+
+// maxRecords is how many calls' stacks where keeps without allocating.
+const maxRecords = 1024
+
 func (w *where) handler() dispatch.Handler {
 	return dispatch.HandlerFunc(func(ctx context.Context, _, dst []byte) ([]byte, error) {
-		var pcs [64]uintptr
-		n := runtime.Callers(2, pcs[:])
-		id := string(dispatch.RequestID(ctx))
+		id := dispatch.RequestID(ctx)
 		w.mu.Lock()
-		w.stacks = append(w.stacks, append([]uintptr(nil), pcs[:n]...))
-		slow := w.slow || w.slowIDs[id]
-		delete(w.slowIDs, id)
+		if w.stacks == nil {
+			w.stacks = make([]record, 0, maxRecords)
+		}
+		w.stacks = append(w.stacks, record{})
+		r := &w.stacks[len(w.stacks)-1]
+		r.n = runtime.Callers(2, r.pcs[:])
+		slow := w.slow || w.slowIDs[string(id)]
+		if len(w.slowIDs) > 0 {
+			delete(w.slowIDs, string(id))
+		}
 		w.mu.Unlock()
 		if slow {
 			time.Sleep(2 * time.Millisecond)
@@ -64,9 +85,10 @@ func (w *where) take(test string) []bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var here []bool
-	for _, pcs := range w.stacks {
+	for i := range w.stacks {
+		r := &w.stacks[i]
 		on := false
-		frames := runtime.CallersFrames(pcs)
+		frames := runtime.CallersFrames(r.pcs[:r.n])
 		for {
 			f, more := frames.Next()
 			if strings.HasSuffix(f.Function, "."+test) {
@@ -78,9 +100,13 @@ func (w *where) take(test string) []bool {
 		}
 		here = append(here, on)
 	}
-	w.stacks = nil
+	w.stacks = w.stacks[:0]
 	return here
 }
+
+// settle runs the collector to its end, so that the timed runs that follow
+// (which allocate nothing) meet no mark phase and no assist.
+func settle() { runtime.GC() }
 
 func count(bs []bool) (n int) {
 	for _, b := range bs {
@@ -140,6 +166,7 @@ func TestBatchLearnsQuick(t *testing.T) {
 	// A member turns slow: the first runs here, the other seven on workers.
 	var here []bool
 	for try := 0; try < 3 && (try == 0 || count(here) == 0); try++ {
+		settle()
 		// (none here: unlearned by a preempted run before it turned slow;
 		// once more)
 		learn()
@@ -263,6 +290,7 @@ func TestBatchClock(t *testing.T) {
 	// members on the caller; counting the naps would fail every try.
 	ok := false
 	for try := 0; try < 5 && !ok; try++ {
+		settle()
 		learn()
 		if rs := parseBatch(t, e.Process(nil, mixed)); len(rs) != 12 {
 			t.Fatalf("%d answers, want 12", len(rs))
@@ -317,6 +345,7 @@ func TestQuickOnReader(t *testing.T) {
 	learn()
 	out, route := call("q")
 	for try := 0; try < 3 && route != engineconn.RouteInline; try++ { // preempted twice in a row
+		settle()
 		learn()
 		out, route = call("q")
 	}
@@ -428,6 +457,7 @@ func TestReaderClock(t *testing.T) {
 	for _, c := range cases {
 		ok := false
 		for try := 0; try < 5 && !ok; try++ {
+			settle()
 			learn()
 			ok = true
 			for range 6 {
@@ -447,6 +477,7 @@ func TestReaderClock(t *testing.T) {
 	w.setSlow(true)
 	slowHere := 0
 	for try := 0; try < 3 && slowHere == 0; try++ { // 0: unlearned by a preempted run before it turned slow
+		settle()
 		if try > 0 {
 			w.setSlow(false)
 			learn()
