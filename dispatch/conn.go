@@ -33,14 +33,13 @@ type conn struct {
 	// wait on it carries no cancelCtx (about 140 bytes with its entry in
 	// the parent's children). closed is set by Cancel and Close.
 	done   atomic.Pointer[lazyDone]
-	closed atomic.Bool
 	parent context.Context // what ctx derives from
 	ctx    connCtx         // the handlers' context
 	rctx   connCtx         // the same, marked as the reading goroutine's
 	pol    *policy         // the methods served (the parent's MethodSetOf) and the rate charge; nil: the default
 	// streamer offers a Streamer to a handler that takes its
 	// ResultWriter (engineconn.StreamKey); nil: none.
-	streamer func() engineconn.Streamer
+	streamer engineconn.StreamSource
 	clk      readClock // times the runs on the reading goroutine (Try)
 	// calls are the arenas of the calls the reading goroutine runs (Try):
 	// their parent is the connection's, where a pooled state's arenas
@@ -55,6 +54,7 @@ type conn struct {
 	// method that has proved quick runs on the reading goroutine, behind
 	// every notification before it (route.go).
 	ordered atomic.Int32
+	closed  atomic.Bool // beside ordered: the two share a word
 	// fwds are the forwards under way that Cancel ends (forward_async.go).
 	fmu  sync.Mutex
 	fwds *Answer
@@ -165,7 +165,7 @@ func (c *conn) ConditionCode(def encode.Code) encode.Code { return c.e.Condition
 
 func (c *conn) Cancel() { c.cancel() }
 
-func (c *conn) SetStreamer(streamer func() engineconn.Streamer) { c.streamer = streamer }
+func (c *conn) SetStreamer(src engineconn.StreamSource) { c.streamer = src }
 
 func (c *conn) Close() {
 	c.ClosePeer()
@@ -218,7 +218,7 @@ func (x *connCtx) Value(key any) any {
 		return nil
 	case engineconn.StreamKey:
 		if x.c.streamer != nil {
-			if s := x.c.streamer(); s != nil {
+			if s := x.c.streamer.Streamer(); s != nil {
 				return s
 			}
 		}

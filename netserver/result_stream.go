@@ -45,13 +45,14 @@ type piecewise interface {
 // transport is piecewise.
 func (c *core) initStreams() {
 	if _, ok := c.t.(piecewise); ok {
-		c.dc.SetStreamer(c.streamer)
+		c.dc.SetStreamer(c)
 	}
 }
 
-// streamer returns a resultStream when the connection can send a message
-// in pieces now, else nil (its result is then held).
-func (c *core) streamer() engineconn.Streamer {
+// Streamer returns a resultStream when the connection can send a message
+// in pieces now, else nil (its result is then held): the
+// engineconn.StreamSource of a piecewise transport's connections.
+func (c *core) Streamer() engineconn.Streamer {
 	if p := c.t.(piecewise); p.piecewise() {
 		return &resultStream{c: c, p: p}
 	}

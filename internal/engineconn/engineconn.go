@@ -175,12 +175,10 @@ type Impl interface {
 	// connection serves come from its parent context
 	// (dispatch.WithMethodSet).
 	SetCharge(charge func(cost int) bool)
-	// SetStreamer makes the connection's calls offer streamer() as their
-	// Streamer (StreamKey) when a handler takes its ResultWriter; it
-	// returns nil when the connection cannot send a message in pieces
-	// at that moment (its framing needs the length first). Call it
-	// before the first message.
-	SetStreamer(streamer func() Streamer)
+	// SetStreamer makes the connection's calls offer src.Streamer() as
+	// their Streamer (StreamKey) when a handler takes its ResultWriter.
+	// Call it before the first message.
+	SetStreamer(src StreamSource)
 	// Cancel cancels the context of the connection's handlers (the
 	// connection failed: their answers cannot be written).
 	Cancel()
@@ -227,6 +225,17 @@ func NewConn(e Engine, parent context.Context, send SendFunc, oneWay bool) *Conn
 // interface where it cannot, such as Content-Length and len32 framings).
 // The engine asks only when a handler takes its dispatch.ResultWriter.
 type StreamKey struct{}
+
+// StreamSource is what offers a connection's calls a Streamer
+// (Conn.SetStreamer): an interface rather than a func, so that the
+// transport hands itself over without a method value (16 bytes of every
+// connection).
+type StreamSource interface {
+	// Streamer returns a Streamer for the call that asks, or nil when the
+	// connection cannot send a message in pieces at that moment (its
+	// framing needs the length first).
+	Streamer() Streamer
+}
 
 // Streamer takes one response in pieces, for a call whose handler writes
 // its result with a dispatch.ResultWriter. The engine calls Piece with
