@@ -194,12 +194,18 @@ func (c *core) release() {
 	c.gate = nil
 	c.mu.Lock() // an async forward's deferred Flush may still come (forward.go)
 	c.released = true
-	out, spare := c.out.Buffers()
+	c.putQueueBuffersLocked()
 	c.mu.Unlock()
-	putOutBuffer(out)
-	putOutBuffer(spare)
 	putOutBuffer(c.local)
 	c.local = nil
+}
+
+// putQueueBuffersLocked gives out's arrays back to outBuffers (what they
+// hold is dropped); no write may be using them. c.mu is held.
+func (c *core) putQueueBuffersLocked() {
+	out, spare := c.out.Buffers()
+	putOutBuffer(out)
+	putOutBuffer(spare)
 }
 
 // handle processes one message read: inline into c.local, or as a task.

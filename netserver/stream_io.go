@@ -252,9 +252,7 @@ func (c *conn) releaseIdle() {
 	}
 	c.mu.Lock()
 	if !c.out.Flushing() && len(c.out.Out) == 0 {
-		out, spare := c.out.Buffers()
-		putOutBuffer(out)
-		putOutBuffer(spare)
+		c.putQueueBuffersLocked()
 	}
 	if h := c.srv.testHookRelease; h != nil {
 		h(c) // under c.mu

@@ -37,13 +37,9 @@ func TestWorkersKeep(t *testing.T) {
 	}
 	// A worker counts itself out of Running before its goroutine returns:
 	// under -race on a loaded machine one was still on its way out here.
-	left := func() int { return runtime.NumGoroutine() - before }
-	for deadline := time.Now().Add(time.Second); left() > keep+1 && time.Now().Before(deadline); { // and the cleaner
-		time.Sleep(time.Millisecond)
-	}
-	if g := left(); g > keep+1 {
-		t.Errorf("%d goroutines left a second after Running came down, want at most %d", g, keep+1)
-	}
+	waitFor(t, "the exited workers' goroutines to end (Keep and the cleaner left)", func() bool {
+		return runtime.NumGoroutine()-before <= keep+1
+	})
 	time.Sleep(100 * time.Millisecond) // 5 Lingers: the kept ones stay
 	if w.Running() != keep || w.Idle() != keep {
 		t.Fatalf("Running %d Idle %d, want %d idle", w.Running(), w.Idle(), keep)
