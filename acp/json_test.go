@@ -73,7 +73,7 @@ func TestUpdateAllocs(t *testing.T) {
 	defer e.Close()
 	srv := acp.NewServer(acpdemoNew(), nil)
 	n := 0
-	conn := engineconn.NewConn(e, nil, func(ctx context.Context, msg []byte) error { n += len(msg); return nil }, false)
+	conn := engineconn.NewConn(e, nil, engineconn.SendFunc(func(ctx context.Context, msg []byte) error { n += len(msg); return nil }), false)
 	defer conn.Close()
 	ctx := conn.Context()
 	c := srv.ClientOf(ctx)

@@ -63,7 +63,7 @@ type conn struct {
 var _ engineconn.Impl = (*conn)(nil)
 
 // newConn is engineconn.NewConn; e is an *Engine.
-func newConn(te engineconn.Engine, parent context.Context, send engineconn.SendFunc, oneWay bool) *engineconn.Conn {
+func newConn(te engineconn.Engine, parent context.Context, send engineconn.Sender, oneWay bool) *engineconn.Conn {
 	e := te.(*Engine)
 	if parent == nil {
 		parent = e.ctx
@@ -73,8 +73,7 @@ func newConn(te engineconn.Engine, parent context.Context, send engineconn.SendF
 		c.pol = &set.pol
 	}
 	if send != nil {
-		c.peer.send, c.peer.oneWay = send, oneWay
-		c.peer.obs = e.obs
+		c.peer.send, c.peer.oneWay, c.peer.e = send, oneWay, e
 	}
 	c.parent = parent
 	c.ctx, c.rctx = connCtx{c}, connCtx{c}

@@ -106,5 +106,5 @@ func (p *Peer) Send(ctx context.Context, msg []byte) error {
 	if p == nil {
 		return ErrNoPeer
 	}
-	return p.send(ctx, msg)
+	return p.send.Send(ctx, msg)
 }

@@ -448,7 +448,7 @@ func (e *Engine) observeReject(code encode.Code) {
 
 // observe counts a message the peer sent (err == nil).
 func (p *Peer) observe(ev Event, err error) {
-	if p.obs != nil && err == nil {
-		p.obs.Event(ev)
+	if err == nil {
+		p.e.observe(ev)
 	}
 }

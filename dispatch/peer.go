@@ -53,11 +53,11 @@ var (
 // subscription that keeps notifying), until the connection closes. Methods
 // on a nil *Peer return ErrNoPeer.
 type Peer struct {
-	send   engineconn.SendFunc
+	send   engineconn.Sender
 	oneWay bool
 	nextID atomic.Uint64
 	calls  pending.Table // closed with ErrPeerClosed
-	obs    Observer      // the engine's, which counts the messages sent (nil: none)
+	e      *Engine       // whose observer counts the messages sent (8 bytes where the Observer took 16)
 }
 
 type peerKey struct{}
@@ -85,7 +85,7 @@ func (p *Peer) NotifyRaw(ctx context.Context, method string, params []byte) erro
 	}
 	b := pool.GetBuffer()
 	b.B = encode.AppendNotification(b.B, method, params)
-	err := p.send(ctx, b.B)
+	err := p.send.Send(ctx, b.B)
 	pool.PutBuffer(b)
 	p.observe(EventPeerNotify, err)
 	return err
@@ -194,7 +194,7 @@ func (p *Peer) Reply(ctx context.Context, result []byte) error {
 	b := pool.GetBuffer()
 	b.B = encode.AppendResult(b.B, rc.id(), result)
 	rc.leave() // not held while sending: the call may end meanwhile
-	err := p.send(ctx, b.B)
+	err := p.send.Send(ctx, b.B)
 	pool.PutBuffer(b)
 	if err != nil {
 		if rc := h.enter(); rc != nil { // not sent: the handler's answer goes
@@ -213,7 +213,7 @@ func (p *Peer) sendCall(ctx context.Context, id uint64, method string, params []
 	var idb [20]byte
 	b := pool.GetBuffer()
 	b.B = encode.AppendRequest(b.B, strconv.AppendUint(idb[:0], id, 10), method, params)
-	err := p.send(ctx, b.B)
+	err := p.send.Send(ctx, b.B)
 	pool.PutBuffer(b)
 	p.observe(EventPeerCall, err)
 	return err

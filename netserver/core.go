@@ -170,8 +170,8 @@ func (c *core) init(lim *limits, e *dispatch.Engine, parent context.Context, t t
 			parent = lim.connCtx(parent)
 		}
 	}
-	c.dc = engineconn.NewConn(e, parent, c.send, oneWay)
-	c.initStreams() // streamed results (result_stream.go)
+	c.dc = engineconn.NewConn(e, parent, c, oneWay) // c is the peer's engineconn.Sender (Send)
+	c.initStreams()                                 // streamed results (result_stream.go)
 	c.local = takeOutBuffer()
 	c.out.Reset(takeOutBuffer(), takeOutBuffer())
 }
@@ -340,12 +340,12 @@ func (c *core) waitLocked() {
 	c.waiting = false
 }
 
-// send queues msg, framed, for the client and flushes it (the peer's
-// engineconn.SendFunc). It waits while MaxPending bytes are held, so a client
+// Send queues msg, framed, for the client and flushes it (the peer's
+// engineconn.Sender). It waits while MaxPending bytes are held, so a client
 // that reads slowly slows the handler that notifies it; one that never reads
 // is dropped after WriteTimeout, which fails the waiting senders. A send
 // counts as activity for IdleTimeout.
-func (c *core) send(ctx context.Context, msg []byte) error {
+func (c *core) Send(ctx context.Context, msg []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// Only the output counts here: the tasks' messages are bounded where

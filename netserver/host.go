@@ -112,7 +112,6 @@ func (c *hosted) ReadLoop(r seam.Reader) error {
 	return c.readLoop(&c.rd)
 }
 
-func (c *hosted) Send(ctx context.Context, msg []byte) error  { return c.send(ctx, msg) }
 func (c *hosted) QueueRaw(b []byte, last bool) bool           { return c.queueRaw(b, last) }
 func (c *hosted) Handoff()                                    { c.handoff() }
 func (c *hosted) Cancel()                                     { c.dc.Cancel() }

@@ -61,11 +61,21 @@ type Deferrer interface {
 	Defer(f interface{ Flush() })
 }
 
-// SendFunc writes one complete JSON-RPC message to a connection: the
+// Sender writes one complete JSON-RPC message to a connection: the
 // transport frames and queues it, waiting while its output is over its
 // bound. msg is valid only during the call. It fails once the connection
-// can no longer be written.
+// can no longer be written. An interface rather than a func, so that a
+// transport hands its connection itself over (NewConn) without a method
+// value: 16 bytes of every connection.
+type Sender interface {
+	Send(ctx context.Context, msg []byte) error
+}
+
+// SendFunc is a func as a Sender.
 type SendFunc func(ctx context.Context, msg []byte) error
+
+// Send calls f.
+func (f SendFunc) Send(ctx context.Context, msg []byte) error { return f(ctx, msg) }
 
 // Routed is a message that Conn.Try parsed and did not run: it is to run
 // on its Route, parsed already. The transport keeps its bytes with Keep
@@ -202,7 +212,7 @@ type Engine interface {
 }
 
 // NewFunc is the constructor package dispatch hands over (SetNewConn).
-type NewFunc func(e Engine, parent context.Context, send SendFunc, oneWay bool) *Conn
+type NewFunc func(e Engine, parent context.Context, send Sender, oneWay bool) *Conn
 
 var newConn NewFunc
 
@@ -213,9 +223,13 @@ func SetNewConn(f NewFunc) { newConn = f }
 // NewConn returns the engine's side of a new connection; e is a
 // *dispatch.Engine. Its context derives from parent (the engine's context
 // when nil). send writes one message to the client; oneWay peers take
-// notifications only (an SSE stream). A nil send gives a connection
-// without a peer: dispatch.PeerOf returns nil in its handlers.
-func NewConn(e Engine, parent context.Context, send SendFunc, oneWay bool) *Conn {
+// notifications only (an SSE stream). A nil send (or a nil SendFunc in
+// it) gives a connection without a peer: dispatch.PeerOf returns nil in
+// its handlers.
+func NewConn(e Engine, parent context.Context, send Sender, oneWay bool) *Conn {
+	if f, ok := send.(SendFunc); ok && f == nil {
+		send = nil
+	}
 	return newConn(e, parent, send, oneWay)
 }
 

@@ -264,7 +264,7 @@ func (h *Handler) follow(w *bufio.Writer, nc interface{ SetWriteDeadline(time.Ti
 func (h *Handler) newSessionID(id string) *session {
 	s := &session{id: id, h: h, done: make(chan struct{}), streams: map[uint64]*sse.Stream{}}
 	s.core = h.core.NewSession(id, s)
-	s.conn = engineconn.NewConn(h.e, h.ctx, s.send, false)
+	s.conn = engineconn.NewConn(h.e, h.ctx, engineconn.SendFunc(s.send), false)
 	s.touch()
 	return s
 }

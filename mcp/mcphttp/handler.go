@@ -215,7 +215,7 @@ func New(s *mcp.Server, opts *Options) *Handler {
 		uint64(seed[4])<<24 | uint64(seed[5])<<16 | uint64(seed[6])<<8 | uint64(seed[7]))
 	h.ctx, h.cancel = context.WithCancel(k.BaseContext())
 	h.events.Ctx = h.ctx
-	h.anon = engineconn.NewConn(h.e, h.ctx, h.sendAnon, true)
+	h.anon = engineconn.NewConn(h.e, h.ctx, engineconn.SendFunc(h.sendAnon), true)
 	h.workers = pool.NewWorkers(&pool.WorkersOptions{Max: opts.MaxWorkers, IdleTimeout: 10 * time.Second})
 	h.parsers.New = func() any { return new(decode.Parser) }
 	h.calls.New = func() any { return new(call) }
