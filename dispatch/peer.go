@@ -1,8 +1,8 @@
 package dispatch
 
 // NOTE: a Peer is the client end of one connection, as its handlers see it.
-// The transport creates it with its conn (engineconn.NewConn, with a send
-// function that frames and queues one message); the conn's context carries
+// The transport creates it with its conn (engineconn.NewConn, with a
+// Sender that frames and queues one message); the conn's context carries
 // it (conn.go), and ClosePeer closes it when reading ends. Calls to the
 // peer are kept in a pending table keyed by id, the client's own (internal/pending): the
 // response to one comes back in through the engine, which hands Result and
