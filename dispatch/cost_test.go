@@ -51,9 +51,7 @@ func (w *where) handler() dispatch.Handler {
 		r := &w.stacks[len(w.stacks)-1]
 		r.n = runtime.Callers(2, r.pcs[:])
 		slow := w.slow || w.slowIDs[string(id)]
-		if len(w.slowIDs) > 0 {
-			delete(w.slowIDs, string(id))
-		}
+		delete(w.slowIDs, string(id))
 		w.mu.Unlock()
 		if slow {
 			time.Sleep(2 * time.Millisecond)

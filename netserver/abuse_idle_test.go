@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/jetrpc/jetrpc/frame"
-	"github.com/valyala/fasthttp"
 )
 
 // idleConns is how many idle connections TestAbuseIdleConns opens first,
@@ -156,8 +155,7 @@ func residentAfterFree() uint64 {
 // allocation per request, so it stays off and this is reported, not bounded.
 func TestAbuseIdleConnsHTTP(t *testing.T) {
 	n := idleConns / 5
-	var h fasthttp.ResponseHeader
-	h.AppendBytes(nil) // starts fasthttp's process-wide date refresher now
+	warmFasthttp()
 	checkGoroutines(t)
 	s := NewHTTPTest(newEngine(t), &Options{Logger: quiet})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
